@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+// Layers (a lower layer never imports a higher one):
+//   C* shims → HostedCore (domain, no C, no I/O) → adapters (HostedCrypto, HostedStorage, HostedHTTP)
+//   → HostedApp (routes, wiring) → hosted (executable: configuration, commands).
+import PackageDescription
+
+let package = Package(
+    name: "Hosted",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hosted", targets: ["hosted"]),
+    ],
+    dependencies: [],
+    targets: [
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "HostedCore"),
+        .target(name: "HostedCrypto", dependencies: ["HostedCore", "CCrypto"]),
+        .target(name: "HostedStorage", dependencies: ["HostedCore", "CSQLite3", "CLibPQ"],
+                resources: [.copy("migrations")]),
+        .target(name: "HostedHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP"]),
+        .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
+
+        .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore"]),
+        .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),
+        .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto"]),
+        .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP"]),
+        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "hosted"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,56 @@
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedStorage
+
+/// Creates accounts and keys and authenticates presented keys. Only SHA-256 hashes of keys are stored.
+public struct AccountService: Sendable {
+    let store: AccountStore
+    let clock: any WallClock
+    let random: any RandomSource
+
+    public init(database: any Database, clock: any WallClock = SystemWallClock(), random: any RandomSource = SecureRandom()) {
+        self.store = AccountStore(database: database)
+        self.clock = clock
+        self.random = random
+    }
+
+    /// Creates an account with its first key. The returned secret is the only copy there will be.
+    public func createAccount(name: String) throws -> (account: Account, key: APIKey, secret: APIKeySecret) {
+        let account = Account(id: ObjectID(.account, using: random), name: try Account.validateName(name), createdAt: clock.now())
+        let (key, secret) = newKey(for: account.id)
+        try store.create(account, firstKey: key, secretHash: Self.hash(secret))
+        return (account, key, secret)
+    }
+
+    /// Adds a key to an account, for rotation without downtime.
+    public func createKey(accountID: ObjectID) throws -> (key: APIKey, secret: APIKeySecret) {
+        let (key, secret) = newKey(for: accountID)
+        try store.addKey(key, secretHash: Self.hash(secret))
+        return (key, secret)
+    }
+
+    public func revokeKey(_ id: ObjectID) throws -> Bool {
+        try store.revokeKey(id, at: clock.now())
+    }
+
+    /// The account behind an `Authorization: Bearer sk_…` header value; throws `unauthenticated`.
+    public func authenticate(authorization: String?) throws -> Account {
+        guard let authorization, authorization.count > 7,
+              authorization.prefix(7).lowercased() == "bearer ",
+              let secret = APIKeySecret(presented: String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        else { throw DomainError.unauthenticated }
+        // The lookup is by hash of a 256-bit secret: timing reveals nothing usable about stored keys.
+        guard let account = try store.account(forKeyHash: Self.hash(secret)) else { throw DomainError.unauthenticated }
+        return account
+    }
+
+    private func newKey(for accountID: ObjectID) -> (APIKey, APIKeySecret) {
+        let secret = APIKeySecret(using: random)
+        let key = APIKey(id: ObjectID(.apiKey, using: random), accountID: accountID,
+                         displayPrefix: secret.displayPrefix, createdAt: clock.now(), revokedAt: nil)
+        return (key, secret)
+    }
+
+    static func hash(_ secret: APIKeySecret) -> String { Digest.sha256Hex(secret.value) }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import HostedStorage
+
+/// Everything `hosted` reads from its environment and flags. Each field documents its default.
+public struct Configuration: Sendable {
+    /// `HOSTED_DATABASE_URL` / `--database-url`; default `sqlite:./data/hosted.sqlite`.
+    public var database: DatabaseURL = .default
+    /// `HOSTED_LISTEN` / `--listen`; default `127.0.0.1:8080`.
+    public var listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080)
+    /// `HOSTED_PUBLIC_URL` / `--public-url`; default `http://127.0.0.1:8080`. Base of every URL handed out.
+    public var publicURL: URL = URL(string: "http://127.0.0.1:8080")!
+    /// `HOSTED_DEV_MODE` / `--dev`; default off.
+    public var devMode = false
+    /// `HOSTED_SECRET_KEY`; default generated into the database on first start.
+    public var secretKey: String?
+    /// `HOSTED_TRUSTED_PROXIES` / `--trusted-proxies` (comma-separated addresses); default none.
+    public var trustedProxies: [String] = []
+    /// `HOSTED_DB_POOL_SIZE` / `--db-pool-size`; default 4 connections per process.
+    public var databasePoolSize = 4
+    /// `HOSTED_THREADS` / `--threads`; default one HTTP worker per core.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// `HOSTED_PUBLIC_DIR` / `--public-dir`; default `./public`, else `public/` beside the package
+    /// the binary was built from.
+    public var publicDirectory: URL = Configuration.defaultPublicDirectory()
+
+    public init() {}
+
+    /// A numeric address and port to listen on, e.g. `127.0.0.1:8080` or `[::1]:8080`.
+    public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
+        public var host: String
+        public var port: UInt16
+
+        public init(host: String, port: UInt16) {
+            self.host = host
+            self.port = port
+        }
+
+        public init?(_ text: String) {
+            let hostPart: Substring
+            let portPart: Substring
+            if text.hasPrefix("[") {
+                guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+                hostPart = text[text.index(after: text.startIndex)..<close]
+                portPart = text[text.index(close, offsetBy: 2)...]
+            } else {
+                guard let colon = text.lastIndex(of: ":") else { return nil }
+                hostPart = text[..<colon]
+                portPart = text[text.index(after: colon)...]
+            }
+            guard let port = UInt16(portPart), !hostPart.isEmpty else { return nil }
+            self.host = hostPart == "localhost" ? "127.0.0.1" : String(hostPart)
+            self.port = port
+        }
+
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// A configuration value that could not be used.
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads the `HOSTED_*` variables of `environment`.
+    public static func fromEnvironment(_ environment: [String: String]) throws(Invalid) -> Configuration {
+        var configuration = Configuration()
+        for (name, value) in environment where name.hasPrefix("HOSTED_") {
+            try configuration.apply(setting: name, value: value)
+        }
+        return configuration
+    }
+
+    /// Sets one option by its environment name (`HOSTED_LISTEN`) — flags map onto these names.
+    public mutating func apply(setting name: String, value: String) throws(Invalid) {
+        switch name {
+        case "HOSTED_DATABASE_URL":
+            guard let url = DatabaseURL(value) else {
+                throw Invalid(description: "\(name) must be sqlite:PATH or postgres://…")
+            }
+            database = url
+        case "HOSTED_LISTEN":
+            guard let address = ListenAddress(value) else {
+                throw Invalid(description: "\(name) must be ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080")
+            }
+            listen = address
+        case "HOSTED_PUBLIC_URL":
+            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                  url.host != nil, url.query == nil, url.fragment == nil, url.user == nil
+            else { throw Invalid(description: "\(name) must be an absolute http(s) URL without query or fragment") }
+            publicURL = URL(string: value.hasSuffix("/") ? String(value.dropLast()) : value)!
+        case "HOSTED_DEV_MODE":
+            switch value.lowercased() {
+            case "1", "true", "yes", "on": devMode = true
+            case "0", "false", "no", "off", "": devMode = false
+            default: throw Invalid(description: "\(name) must be on or off")
+            }
+        case "HOSTED_SECRET_KEY":
+            guard value.utf8.count >= 32 else { throw Invalid(description: "\(name) must be at least 32 characters") }
+            secretKey = value
+        case "HOSTED_TRUSTED_PROXIES":
+            trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        case "HOSTED_DB_POOL_SIZE":
+            guard let size = Int(value), (1...256).contains(size) else { throw Invalid(description: "\(name) must be 1…256") }
+            databasePoolSize = size
+        case "HOSTED_THREADS":
+            guard let threads = Int(value), (1...256).contains(threads) else { throw Invalid(description: "\(name) must be 1…256") }
+            self.threads = threads
+        case "HOSTED_PUBLIC_DIR":
+            publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
+        default:
+            // Unknown HOSTED_* variables belong to later features or to tests; they are ignored.
+            break
+        }
+    }
+
+    static func defaultPublicDirectory() -> URL {
+        let local = URL(fileURLWithPath: "public", isDirectory: true)
+        if FileManager.default.fileExists(atPath: local.path) { return local }
+        // The source tree's public/ (…/Sources/HostedApp/Configuration.swift → …/public).
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("public", isDirectory: true)
+    }
+}

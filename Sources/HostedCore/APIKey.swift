@@ -1,0 +1,44 @@
+import Foundation
+
+/// An API key's stored record: never the key itself, only its hash and a display prefix.
+public struct APIKey: Equatable, Sendable {
+    public let id: ObjectID
+    public let accountID: ObjectID
+    /// The first characters of the key (`sk_` plus eight), safe to show in logs and lists.
+    public let displayPrefix: String
+    public let createdAt: Date
+    public let revokedAt: Date?
+
+    public init(id: ObjectID, accountID: ObjectID, displayPrefix: String, createdAt: Date, revokedAt: Date?) {
+        self.id = id
+        self.accountID = accountID
+        self.displayPrefix = displayPrefix
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// A freshly generated API key secret (`sk_` + 256 random bits, base64url). Shown once, then only hashed.
+public struct APIKeySecret: Sendable {
+    public static let prefix = "sk_"
+    /// Random bytes in a key: 32, i.e. 256 bits.
+    static let randomByteCount = 32
+    static let encodedLength = 43
+
+    public let value: String
+
+    public init(using random: any RandomSource) {
+        value = Self.prefix + Base64URL.encode(random.bytes(Self.randomByteCount))
+    }
+
+    /// Accepts a presented key only if it has the shape of one, so junk never reaches the database.
+    public init?(presented: String) {
+        guard presented.hasPrefix(Self.prefix) else { return nil }
+        let body = presented.dropFirst(Self.prefix.count)
+        guard body.count == Self.encodedLength, Base64URL.decode(String(body)) != nil else { return nil }
+        value = presented
+    }
+
+    /// What may be shown of the key: `sk_` and its first eight characters.
+    public var displayPrefix: String { String(value.prefix(Self.prefix.count + 8)) }
+}

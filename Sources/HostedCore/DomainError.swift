@@ -1,0 +1,22 @@
+/// One field's problem in a rejected request.
+public struct FieldError: Equatable, Sendable {
+    public let field: String
+    public let message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+}
+
+/// What can go wrong in Hosted's domain, independent of HTTP (the app maps it to RFC 9457 problems).
+public enum DomainError: Error, Equatable, Sendable {
+    /// No credential, or one that is unknown or revoked.
+    case unauthenticated
+    /// The object does not exist, or belongs to another account (never told apart).
+    case notFound(what: String)
+    /// The request is malformed or breaks a rule; `code` is a stable machine code.
+    case invalidRequest(detail: String, errors: [FieldError] = [], code: String = "invalid_request")
+    /// The request conflicts with the object's current state.
+    case conflict(detail: String, code: String)
+}

@@ -1,0 +1,37 @@
+/// An opaque, URL-safe, prefixed identifier with 128 random bits, such as `acct_…` or `ver_…`.
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of object Hosted names, by their ID prefix.
+    public enum Kind: String, Sendable, CaseIterable {
+        case account = "acct"
+        case apiKey = "key"
+        case verification = "ver"
+        case handoff = "hnd"
+        case artifact = "art"
+        case returnURL = "rurl"
+    }
+
+    public let kind: Kind
+    public let rawValue: String
+    public var description: String { rawValue }
+
+    /// Bytes of randomness in every ID: 16 bytes, 128 bits, 26 base32 characters.
+    static let randomByteCount = 16
+    static let encodedLength = 26
+
+    public init(_ kind: Kind, using random: any RandomSource) {
+        self.kind = kind
+        self.rawValue = kind.rawValue + "_" + Base32.encode(random.bytes(Self.randomByteCount))
+    }
+
+    /// Parses an ID of the given kind; nil when the text is not one (wrong prefix, length or alphabet).
+    public init?(_ kind: Kind, parsing text: String) {
+        let prefix = kind.rawValue + "_"
+        guard text.hasPrefix(prefix) else { return nil }
+        let body = text.utf8.dropFirst(prefix.utf8.count)
+        guard body.count == Self.encodedLength,
+              body.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x32 && $0 <= 0x37) })
+        else { return nil }
+        self.kind = kind
+        self.rawValue = text
+    }
+}

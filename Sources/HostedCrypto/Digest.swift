@@ -1,0 +1,56 @@
+import CCrypto
+
+/// SHA-256, HMAC-SHA-256 and constant-time comparison from OpenSSL libcrypto.
+public enum Digest {
+    public static func sha256(_ data: some Collection<UInt8>) -> [UInt8] {
+        let input = Array(data)
+        var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        input.withUnsafeBufferPointer { inBuf in
+            out.withUnsafeMutableBufferPointer { outBuf in
+                _ = SHA256(inBuf.baseAddress, inBuf.count, outBuf.baseAddress)
+            }
+        }
+        return out
+    }
+
+    public static func sha256(_ text: String) -> [UInt8] { sha256(Array(text.utf8)) }
+
+    /// Lower-case hex of SHA-256: how hashed secrets are stored and looked up.
+    public static func sha256Hex(_ text: String) -> String { hex(sha256(text)) }
+
+    public static func hmacSHA256(key: [UInt8], message: some Collection<UInt8>) -> [UInt8] {
+        let input = Array(message)
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let result = key.withUnsafeBufferPointer { keyBuf in
+            input.withUnsafeBufferPointer { inBuf in
+                out.withUnsafeMutableBufferPointer { outBuf in
+                    HMAC(EVP_sha256(), keyBuf.baseAddress, Int32(keyBuf.count),
+                         inBuf.baseAddress, inBuf.count, outBuf.baseAddress, &length)
+                }
+            }
+        }
+        precondition(result != nil, "OpenSSL HMAC failed")  // only on allocation failure
+        return Array(out.prefix(Int(length)))
+    }
+
+    /// Compares in time that depends only on the length, never on where the inputs differ.
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 }
+        }
+    }
+
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

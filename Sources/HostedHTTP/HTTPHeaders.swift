@@ -1,0 +1,33 @@
+/// An ordered list of header fields with case-insensitive lookup.
+public struct HTTPHeaders: Sendable, Sequence {
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of the named header, or nil.
+    public subscript(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every value of `name` with one.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        fields.append((name: name, value: value))
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}

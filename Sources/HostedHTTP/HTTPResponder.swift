@@ -1,0 +1,31 @@
+import Foundation
+
+/// Per-request facts every handler may use.
+public struct RequestContext: Sendable {
+    /// Echoed as `X-Request-Id` and written to the access log.
+    public let requestID: String
+    public let receivedAt: Date
+    /// Path parameters bound by the router, percent-decoded.
+    public var parameters: [String: String]
+
+    public init(requestID: String, receivedAt: Date = Date(), parameters: [String: String] = [:]) {
+        self.requestID = requestID
+        self.receivedAt = receivedAt
+        self.parameters = parameters
+    }
+}
+
+/// Turns a request into a response. Called on the server's worker threads, so it may block on
+/// the database; it must not throw anything it wants a client to see except a `Problem`.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: Request, context: RequestContext) throws -> Response
+    /// The largest body accepted for this method and path, checked before the body is read.
+    func bodyLimit(method: String, path: String) -> Int
+}
+
+extension HTTPResponder {
+    public func bodyLimit(method: String, path: String) -> Int { Router.defaultBodyLimit }
+}
+
+/// A handler for one route.
+public typealias RouteHandler = @Sendable (Request, RequestContext) throws -> Response

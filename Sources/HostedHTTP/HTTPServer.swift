@@ -1,0 +1,300 @@
+import CMicroHTTPD
+import Foundation
+
+/// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using epoll,
+/// keep-alive, a connection timeout, per-route body limits, request ids and an access log.
+/// This is the only file where libmicrohttpd's callbacks cross into Swift.
+///
+/// `@unchecked Sendable`: `daemon` and `listenSocket` are written only by `start()` and
+/// `shutdown()`, which the owner calls from one thread; the in-flight count is guarded by `lock`;
+/// everything else is immutable.
+public final class HTTPServer: @unchecked Sendable {
+    /// Where and how to listen.
+    public struct Configuration: Sendable {
+        /// Numeric IPv4 or IPv6 address to bind, e.g. `127.0.0.1` or `::1`.
+        public var host: String
+        /// Port to bind; 0 picks a free one (see `port` after `start()`).
+        public var port: UInt16
+        /// Worker threads; defaults to the number of cores.
+        public var threads: Int
+        /// Idle seconds before a connection is closed.
+        public var connectionTimeoutSeconds: Int
+        /// Most simultaneous connections.
+        public var connectionLimit: Int
+
+        public init(host: String = "127.0.0.1", port: UInt16 = 8080,
+                    threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                    connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 1000) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.connectionLimit = connectionLimit
+        }
+    }
+
+    /// Why the server could not start.
+    public enum StartError: Error, CustomStringConvertible {
+        case invalidAddress(String)
+        case cannotListen(host: String, port: UInt16)
+
+        public var description: String {
+            switch self {
+            case .invalidAddress(let host): "not a numeric IP address: \(host)"
+            case .cannotListen(let host, let port): "cannot listen on \(host):\(port) (in use, or not permitted)"
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    let responder: any HTTPResponder
+    let log: any ServerLog
+
+    private var daemon: OpaquePointer?
+    private var listenSocket: Int32 = -1
+    private let lock = NSLock()
+    private var inFlight = 0
+
+    /// The bound port, known after `start()`.
+    public private(set) var port: UInt16 = 0
+
+    public init(configuration: Configuration, responder: any HTTPResponder, log: any ServerLog = StandardErrorLog()) {
+        self.configuration = configuration
+        self.responder = responder
+        self.log = log
+    }
+
+    /// Binds and starts serving on the worker threads; returns at once.
+    public func start() throws(StartError) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started: OpaquePointer?
+        if configuration.host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = configuration.port.bigEndian
+            guard inet_pton(AF_INET6, configuration.host, &address.sin6_addr) == 1 else {
+                throw .invalidAddress(configuration.host)
+            }
+            started = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { start(address: $0, ipv6: true, context: context) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = configuration.port.bigEndian
+            guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
+                throw .invalidAddress(configuration.host)
+            }
+            started = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { start(address: $0, ipv6: false, context: context) }
+            }
+        }
+        guard let started else { throw .cannotListen(host: configuration.host, port: configuration.port) }
+        daemon = started
+        port = hosted_mhd_bound_port(started)
+    }
+
+    private func start(address: UnsafePointer<sockaddr>, ipv6: Bool, context: UnsafeMutableRawPointer) -> OpaquePointer? {
+        hosted_mhd_start(address, ipv6 ? 1 : 0, UInt32(max(1, configuration.threads)),
+                         UInt32(configuration.connectionTimeoutSeconds), UInt32(configuration.connectionLimit),
+                         accessHandler, context, requestCompleted, context)
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod`), then
+    /// stops the worker threads. Idempotent.
+    public func shutdown(gracePeriod: TimeInterval = 10) {
+        guard let daemon else { return }
+        listenSocket = MHD_quiesce_daemon(daemon)
+        let deadline = Date().addingTimeInterval(gracePeriod)
+        while currentInFlight > 0 && Date() < deadline {
+            usleep(5_000)
+        }
+        MHD_stop_daemon(daemon)
+        if listenSocket >= 0 { close(listenSocket) }
+        self.daemon = nil
+    }
+
+    /// Requests received but not yet completed.
+    public var currentInFlight: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return inFlight
+    }
+
+    private func adjustInFlight(_ delta: Int) {
+        lock.lock()
+        inFlight += delta
+        lock.unlock()
+    }
+
+    deinit { shutdown(gracePeriod: 0) }
+
+    // MARK: - Per-request state
+
+    /// Everything known about one request while libmicrohttpd calls back for it.
+    fileprivate final class Exchange {
+        let request: Request
+        let requestID: String
+        let started: DispatchTime
+        let receivedAt: Date
+        let bodyLimit: Int
+        var body: [UInt8] = []
+        var answered = false
+
+        init(request: Request, requestID: String, bodyLimit: Int) {
+            self.request = request
+            self.requestID = requestID
+            self.bodyLimit = bodyLimit
+            self.started = .now()
+            self.receivedAt = Date()
+        }
+    }
+
+    /// A well-formed incoming id is kept (so a proxy's id ties the logs together); anything else is replaced.
+    static func requestID(from incoming: String?) -> String {
+        if let incoming, (1...128).contains(incoming.utf8.count),
+           incoming.utf8.allSatisfy({ isIDCharacter($0) }) {
+            return incoming
+        }
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 16) + String(generator.next() as UInt64, radix: 16)
+    }
+
+    private static func isIDCharacter(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+            || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x3A
+    }
+
+    // MARK: - Callbacks
+
+    /// libmicrohttpd calls this once with the headers, once per body chunk, and once at the end.
+    /// Answering on the first call would make it close the connection (no keep-alive), so normal
+    /// requests are answered on the last call; only a body already known to be too large is
+    /// refused on the first.
+    fileprivate func handle(connection: OpaquePointer, url: String, method: String,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                            slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let stored = slot.pointee else {
+            let exchange = begin(connection: connection, url: url, method: method)
+            slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            adjustInFlight(1)
+            if let declared = exchange.request.headers["Content-Length"].flatMap(Int.init), declared > exchange.bodyLimit {
+                return answer(connection, exchange, Problem.payloadTooLarge(limit: exchange.bodyLimit).response)
+            }
+            return MHD_Result.YES
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let size = uploadSize.pointee
+            uploadSize.pointee = 0  // consumed (or discarded)
+            if exchange.answered { return MHD_Result.YES }
+            guard exchange.body.count + size <= exchange.bodyLimit, let upload else {
+                // Refused now; the rest of the body is never buffered.
+                exchange.body = []
+                return answer(connection, exchange, Problem.payloadTooLarge(limit: exchange.bodyLimit).response)
+            }
+            upload.withMemoryRebound(to: UInt8.self, capacity: size) {
+                exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+            }
+            return MHD_Result.YES
+        }
+        if exchange.answered { return MHD_Result.YES }
+        var request = exchange.request
+        request.body = exchange.body
+        exchange.body = []
+        return answer(connection, exchange, respond(to: request, exchange: exchange))
+    }
+
+    private func begin(connection: OpaquePointer, url: String, method: String) -> Exchange {
+        let collected = Collected()
+        let box = Unmanaged.passUnretained(collected).toOpaque()
+        MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectHeader, box)
+        MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectArgument, box)
+        var addressBuffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let peer = hosted_mhd_client_address(connection, &addressBuffer, socklen_t(addressBuffer.count)) == 0
+            ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let request = Request(method: method, path: url, query: collected.query,
+                              headers: HTTPHeaders(collected.headers), peerAddress: peer)
+        return Exchange(request: request, requestID: Self.requestID(from: request.headers["X-Request-Id"]),
+                        bodyLimit: responder.bodyLimit(method: method, path: url))
+    }
+
+    /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
+    private func respond(to request: Request, exchange: Exchange) -> Response {
+        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt)
+        do {
+            return try responder.respond(to: request, context: context)
+        } catch let problem as Problem {
+            return problem.response
+        } catch {
+            log.error("unhandled error: \(String(reflecting: error))", requestID: exchange.requestID)
+            return Problem.internalError.response
+        }
+    }
+
+    private func answer(_ connection: OpaquePointer, _ exchange: Exchange, _ response: Response) -> MHD_Result {
+        exchange.answered = true
+        let mhdResponse = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                            MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse else { return MHD_Result.NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers where !name.caseInsensitiveEquals("Content-Length") {
+            MHD_add_response_header(mhdResponse, name, value)
+        }
+        MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
+        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
+        log.access(AccessLogEntry(time: StandardErrorLog.timestamp(exchange.receivedAt), requestID: exchange.requestID,
+                                  method: exchange.request.method, path: exchange.request.path,
+                                  status: response.status, bytes: response.body.count,
+                                  durationMilliseconds: (elapsed * 1000).rounded() / 1000))
+        return result
+    }
+
+    fileprivate func complete(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let slot, let stored = slot.pointee else { return }
+        Unmanaged<Exchange>.fromOpaque(stored).release()
+        slot.pointee = nil
+        adjustInFlight(-1)
+    }
+
+    /// Headers and query arguments gathered by libmicrohttpd's iterator.
+    fileprivate final class Collected {
+        var headers: [(String, String)] = []
+        var query: [(name: String, value: String)] = []
+    }
+}
+
+// MARK: - C entry points
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+    guard let cls, let connection, let url, let method, let uploadSize, let slot else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.handle(connection: connection, url: String(cString: url), method: String(cString: method),
+                         upload: upload, uploadSize: uploadSize, slot: slot)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+    guard let cls else { return }
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().complete(slot: slot)
+}
+
+private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return MHD_Result.YES }
+    let collected = Unmanaged<HTTPServer.Collected>.fromOpaque(cls).takeUnretainedValue()
+    collected.headers.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    return MHD_Result.YES
+}
+
+/// Query arguments arrive still percent-encoded (see the shim); undecodable ones are dropped.
+private let collectArgument: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return MHD_Result.YES }
+    let collected = Unmanaged<HTTPServer.Collected>.fromOpaque(cls).takeUnretainedValue()
+    if let name = Request.formDecode(String(cString: key)),
+       let decoded = Request.formDecode(value.map { String(cString: $0) } ?? "") {
+        collected.query.append((name: name, value: decoded))
+    }
+    return MHD_Result.YES
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Serves files from one directory with content types, a validator `ETag` and `Cache-Control`,
+/// and no way out of the directory: each path segment is decoded on its own and refused when it
+/// is empty, `.`/`..`, hidden, or holds a slash, backslash or NUL; symlinks are resolved and the
+/// result must still lie inside the root.
+public struct StaticFiles: Sendable {
+    public let root: URL
+    private let resolvedRoot: String
+    /// Sent with every file: revalidate each time (files have no content hash in their names).
+    public static let cacheControl = "no-cache"
+
+    public init(root: URL) {
+        self.root = root
+        self.resolvedRoot = root.resolvingSymlinksInPath().standardizedFileURL.path
+    }
+
+    /// Types by extension; anything else is served as bytes.
+    static let contentTypes: [String: String] = [
+        "html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
+        "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "json": "application/json", "yaml": "application/yaml; charset=utf-8",
+        "txt": "text/plain; charset=utf-8", "svg": "image/svg+xml", "png": "image/png",
+        "jpg": "image/jpeg", "jpeg": "image/jpeg", "ico": "image/x-icon", "webp": "image/webp",
+        "woff2": "font/woff2", "webmanifest": "application/manifest+json",
+    ]
+
+    /// The file for raw (still percent-encoded) path segments below the root, or nil.
+    public func resolve(rawSegments: [Substring]) -> URL? {
+        guard !rawSegments.isEmpty else { return nil }
+        var url = root
+        for raw in rawSegments {
+            guard let segment = String(raw).removingPercentEncoding, Self.isSafe(segment) else { return nil }
+            url.appendPathComponent(segment)
+        }
+        let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
+        guard resolved.hasPrefix(resolvedRoot + "/") else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return nil
+        }
+        return URL(fileURLWithPath: resolved)
+    }
+
+    static func isSafe(_ segment: String) -> Bool {
+        !segment.isEmpty && !segment.hasPrefix(".")
+            && !segment.contains("/") && !segment.contains("\\") && !segment.contains("\0")
+    }
+
+    /// Answers a GET for the file at `rawPath` (the part of the URL path below the mount point).
+    public func response(rawPath: Substring, request: Request) throws -> Response {
+        let segments = rawPath.split(separator: "/", omittingEmptySubsequences: false)
+        guard let file = resolve(rawSegments: segments) else { throw Problem.notFound() }
+        return try response(for: file, request: request)
+    }
+
+    /// Answers with one known file, honouring `If-None-Match`.
+    public func response(for file: URL, request: Request, extraHeaders: [(String, String)] = []) throws -> Response {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+              let size = attributes[.size] as? Int,
+              let modified = attributes[.modificationDate] as? Date,
+              let body = FileManager.default.contents(atPath: file.path)
+        else { throw Problem.notFound() }
+        let etag = "\"\(String(size, radix: 16))-\(String(Int64(modified.timeIntervalSince1970 * 1000), radix: 16))\""
+        var headers = HTTPHeaders([
+            ("Content-Type", Self.contentTypes[file.pathExtension.lowercased()] ?? "application/octet-stream"),
+            ("ETag", etag), ("Cache-Control", Self.cacheControl), ("X-Content-Type-Options", "nosniff"),
+        ])
+        for (name, value) in extraHeaders { headers.set(name, value) }
+        if let match = request.headers["If-None-Match"], match.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+        }) {
+            return Response(status: 304, headers: headers)
+        }
+        return Response(status: 200, headers: headers, body: Array(body))
+    }
+}

@@ -1,0 +1,32 @@
+/// A storage failure, typed by cause. `description` is deliberately generic so no SQL, value or
+/// server message leaks into a response; `debugDescription` carries the detail for the log.
+public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// A unique constraint was violated (SQLSTATE 23505, SQLITE_CONSTRAINT_UNIQUE/PRIMARYKEY).
+    case uniqueViolation(constraint: String)
+    /// The transaction lost a race and may be retried (SQLSTATE 40001/40P01).
+    case serializationFailure
+    /// The database stayed locked past the busy timeout (SQLite).
+    case busy
+    /// The connection to the server is gone; a new one will be opened.
+    case connectionLost(message: String)
+    /// The database could not be opened or reached.
+    case cannotConnect(message: String)
+    /// A column did not hold the expected type.
+    case decoding(column: String)
+    /// Anything else, with the engine's code (SQLSTATE or SQLite result code) and message.
+    case other(code: String, message: String)
+
+    public var description: String { "database error" }
+
+    public var debugDescription: String {
+        switch self {
+        case .uniqueViolation(let constraint): "unique violation on \(constraint)"
+        case .serializationFailure: "serialization failure"
+        case .busy: "database busy"
+        case .connectionLost(let message): "connection lost: \(message)"
+        case .cannotConnect(let message): "cannot connect: \(message)"
+        case .decoding(let column): "cannot decode column \(column)"
+        case .other(let code, let message): "[\(code)] \(message)"
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HostedCore
+
+/// Applies the SQL files in `migrations/<dialect>/` in name order, each in its own transaction,
+/// recording each applied file's identifier (its name without `.sql`) in `schema_migrations`.
+public struct Migrator: Sendable {
+    /// One migration file.
+    public struct Migration: Equatable, Sendable {
+        public let identifier: String
+        public let sql: String
+    }
+
+    public let migrations: [Migration]
+
+    /// Loads the migrations for `dialect` from `directory`, else from the copy SwiftPM puts beside
+    /// the binary, else from `./migrations`.
+    public init(dialect: SQLDialect, directory: URL? = nil) throws {
+        guard let root = directory ?? Self.bundledDirectory() else {
+            throw DatabaseError.other(code: "migrations", message: "migrations directory not found beside the binary or in ./migrations")
+        }
+        let folder = root.appendingPathComponent(dialect.rawValue)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }
+            .sorted()
+        migrations = try names.map { name in
+            Migration(identifier: String(name.dropLast(4)),
+                      sql: try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
+        }
+    }
+
+    /// Looked up by hand rather than through `Bundle.module`, which traps when the bundle is missing.
+    static func bundledDirectory() -> URL? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("Hosted_HostedStorage.resources/migrations"),
+            executable.deletingLastPathComponent().appendingPathComponent("Hosted_HostedStorage.resources/migrations"),
+            URL(fileURLWithPath: "migrations"),
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("sqlite").path) }
+    }
+
+    public init(migrations: [Migration]) {
+        self.migrations = migrations.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// Applies what is pending and returns the identifiers it applied (empty when up to date).
+    /// Safe to run from several processes at once: each migration re-checks under a lock.
+    @discardableResult
+    public func migrate(_ database: any Database, clock: any WallClock = SystemWallClock()) throws -> [String] {
+        try createLedger(database)
+        var applied: [String] = []
+        for migration in migrations {
+            let didApply = try database.transaction { connection -> Bool in
+                if database.dialect == .postgres {
+                    // Serialises concurrent migrators across processes until this transaction ends.
+                    try connection.query("SELECT pg_advisory_xact_lock(7219043)")
+                }
+                let done = try connection.query("SELECT 1 FROM schema_migrations WHERE id = $1",
+                                                .text(migration.identifier))
+                guard done.isEmpty else { return false }
+                try connection.executeScript(migration.sql)
+                try connection.query("INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
+                                     .text(migration.identifier), .integer(clock.now().unixMilliseconds))
+                return true
+            }
+            if didApply { applied.append(migration.identifier) }
+        }
+        return applied
+    }
+
+    /// Identifiers of migrations not yet applied (empty when the schema is current).
+    public func pending(_ database: any Database) throws -> [String] {
+        let rows = try database.query("SELECT id FROM schema_migrations")
+        let done = Set(try rows.map { try $0.string("id") })
+        return migrations.map(\.identifier).filter { !done.contains($0) }
+    }
+
+    private func createLedger(_ database: any Database) throws {
+        try database.withConnection { connection in
+            try connection.executeScript(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import CLibPQ
+
+/// One libpq connection with one prepared statement per distinct SQL text.
+/// Owns its `PGconn` and finishes it in `deinit`.
+final class PostgresConnection: DatabaseConnection {
+    private let handle: OpaquePointer
+    private var statementNames: [String: String] = [:]
+
+    /// Type OIDs decoded specially; every other type is returned as text.
+    private enum TypeOID {
+        static let bool: Oid = 16
+        static let bytea: Oid = 17
+        static let int8: Oid = 20
+        static let int2: Oid = 21
+        static let int4: Oid = 23
+    }
+
+    init(url: String) throws(DatabaseError) {
+        guard let connection = PQconnectdb(url) else { throw .cannotConnect(message: "out of memory") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection))
+            PQfinish(connection)
+            throw .cannotConnect(message: message)
+        }
+        handle = connection
+        // Server notices ("relation already exists, skipping") are not ours to print.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [Row] {
+        let name = try prepare(sql, parameterCount: parameters.count)
+        let result = try execute(name: name, parameters)
+        defer { PQclear(result) }
+        return try rows(of: result)
+    }
+
+    func executeScript(_ sql: String) throws(DatabaseError) {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    private func prepare(_ sql: String, parameterCount: Int) throws(DatabaseError) -> String {
+        if let name = statementNames[sql] { return name }
+        let name = "s\(statementNames.count + 1)"
+        let result = PQprepare(handle, name, sql, 0, nil)
+        defer { PQclear(result) }
+        try check(result)
+        statementNames[sql] = name
+        return name
+    }
+
+    /// Text parameters travel in text format, blobs in binary format; results come back as text.
+    private func execute(name: String, _ parameters: [SQLValue]) throws(DatabaseError) -> OpaquePointer? {
+        var buffers: [[CChar]?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                buffers.append(nil); lengths.append(0); formats.append(0)
+            case .integer(let value):
+                buffers.append(Array(String(value).utf8CString)); lengths.append(0); formats.append(0)
+            case .text(let value):
+                // PostgreSQL text cannot hold NUL; refuse rather than silently truncate.
+                guard !value.utf8.contains(0) else {
+                    throw .other(code: "22021", message: "text parameter contains NUL")
+                }
+                buffers.append(Array(value.utf8CString)); lengths.append(0); formats.append(0)
+            case .blob(let bytes):
+                buffers.append(bytes.map { CChar(bitPattern: $0) }); lengths.append(Int32(bytes.count)); formats.append(1)
+            }
+        }
+        let result = withPointers(to: buffers) { values in
+            PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+        }
+        do {
+            try check(result)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    private func withPointers<R>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        func recurse(_ index: Int, _ collected: [UnsafePointer<CChar>?]) -> R {
+            guard index < buffers.count else { return body(collected) }
+            guard let buffer = buffers[index] else { return recurse(index + 1, collected + [nil]) }
+            return buffer.withUnsafeBufferPointer { recurse(index + 1, collected + [$0.baseAddress]) }
+        }
+        return recurse(0, [])
+    }
+
+    private func rows(of result: OpaquePointer?) throws(DatabaseError) -> [Row] {
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        guard rowCount > 0 else { return [] }
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+        let types = (0..<columnCount).map { PQftype(result, $0) }
+        var rows: [Row] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                values.append(try value(result, row, column, type: types[Int(column)]))
+            }
+            rows.append(Row(columns: columns, values: values))
+        }
+        return rows
+    }
+
+    private func value(_ result: OpaquePointer?, _ row: Int32, _ column: Int32, type: Oid) throws(DatabaseError) -> SQLValue {
+        if PQgetisnull(result, row, column) == 1 { return .null }
+        guard let raw = PQgetvalue(result, row, column) else { return .null }
+        switch type {
+        case TypeOID.int8, TypeOID.int4, TypeOID.int2:
+            guard let value = Int64(String(cString: raw)) else { throw .decoding(column: String(cString: PQfname(result, column))) }
+            return .integer(value)
+        case TypeOID.bool:
+            return .integer(raw.pointee == CChar(UInt8(ascii: "t")) ? 1 : 0)
+        case TypeOID.bytea:
+            var length = 0
+            guard let bytes = PQunescapeBytea(UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), &length) else {
+                throw .decoding(column: String(cString: PQfname(result, column)))
+            }
+            defer { PQfreemem(bytes) }
+            return .blob(Array(UnsafeBufferPointer(start: bytes, count: length)))
+        default:
+            return .text(String(cString: raw))
+        }
+    }
+
+    /// Turns a failed result into a typed error by SQLSTATE, or into `connectionLost` when the
+    /// connection itself is gone.
+    private func check(_ result: OpaquePointer?) throws(DatabaseError) {
+        let status = PQresultStatus(result)
+        if result != nil, status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return }
+        let message = String(cString: PQerrorMessage(handle))
+        if PQstatus(handle) != CONNECTION_OK { throw .connectionLost(message: message) }
+        let sqlState = field(result, UInt8(ascii: "C")) ?? ""
+        switch sqlState {
+        case SQLState.uniqueViolation:
+            throw .uniqueViolation(constraint: field(result, UInt8(ascii: "n")) ?? "")
+        case SQLState.serializationFailure, SQLState.deadlockDetected:
+            throw .serializationFailure
+        case _ where sqlState.hasPrefix(SQLState.connectionExceptionClass)
+            || sqlState.hasPrefix(SQLState.operatorInterventionClass):
+            throw .connectionLost(message: message)
+        default:
+            throw .other(code: sqlState.isEmpty ? "libpq" : sqlState, message: message)
+        }
+    }
+
+    private func field(_ result: OpaquePointer?, _ code: UInt8) -> String? {
+        guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
+        return String(cString: value)
+    }
+}
+
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}

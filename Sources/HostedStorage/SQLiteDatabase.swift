@@ -1,0 +1,32 @@
+import Foundation
+
+/// The embedded store: a SQLite file in WAL mode behind a small connection pool.
+public final class SQLiteDatabase: Database {
+    public let dialect = SQLDialect.sqlite
+    public let path: String
+    private let pool: ConnectionPool<SQLiteConnection>
+
+    /// Opens (creating if needed) the database at `path`, creating its parent directory.
+    /// `poolSize` connections may be open at once; WAL lets readers run beside the one writer.
+    public init(path: String, poolSize: Int = 4) throws {
+        self.path = path
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let pool = ConnectionPool(size: poolSize) { () throws(DatabaseError) in try SQLiteConnection(path: path) }
+        self.pool = pool
+        // Open one connection now so a bad path fails at start, not on the first request.
+        try pool.withConnection { _ in }
+    }
+
+    public func withConnection<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        try pool.withConnection(body)
+    }
+
+    /// `BEGIN IMMEDIATE` takes the write lock up front: a read-then-write transaction can then
+    /// never fail half-way with SQLITE_BUSY.
+    public func transaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        try pool.transaction(begin: "BEGIN IMMEDIATE", body)
+    }
+
+    public func close() { pool.closeAll() }
+}

@@ -1,0 +1,68 @@
+import HostedApp
+
+/// The arguments of one command: configuration flags (each the twin of a `HOSTED_*` variable),
+/// command options (`--name X`) and positional values.
+struct CommandLineArguments {
+    /// Configuration flags shared by every command, by the variable they set.
+    static let configurationFlags: [(flag: String, variable: String, help: String)] = [
+        ("--database-url", "HOSTED_DATABASE_URL", "postgres://… or sqlite:PATH (default sqlite:./data/hosted.sqlite)"),
+        ("--listen", "HOSTED_LISTEN", "address and port to serve on (default 127.0.0.1:8080)"),
+        ("--public-url", "HOSTED_PUBLIC_URL", "base of every URL handed out (default http://127.0.0.1:8080)"),
+        ("--trusted-proxies", "HOSTED_TRUSTED_PROXIES", "comma-separated proxy addresses whose X-Forwarded-For is believed"),
+        ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: one per core)"),
+        ("--db-pool-size", "HOSTED_DB_POOL_SIZE", "database connections per process (default 4)"),
+        ("--public-dir", "HOSTED_PUBLIC_DIR", "directory of the web pages (default ./public)"),
+    ]
+
+    var configuration: Configuration
+    var options: [String: String] = [:]
+    var positionals: [String] = []
+    var wantsHelp = false
+
+    /// A usage mistake, reported with the command's help.
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Parses `arguments` over the environment's configuration; `optionNames` are the command's own options.
+    init(_ arguments: [String], environment: [String: String], optionNames: Set<String> = []) throws {
+        configuration = try Configuration.fromEnvironment(environment)
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--help" || argument == "-h" {
+                wantsHelp = true
+            } else if argument == "--dev" {
+                try configuration.apply(setting: "HOSTED_DEV_MODE", value: "on")
+            } else if argument.hasPrefix("--") {
+                let (name, inline) = Self.split(argument)
+                guard let value = inline ?? remaining.popFirst() else {
+                    throw UsageError(description: "\(name) needs a value")
+                }
+                if let flag = Self.configurationFlags.first(where: { $0.flag == name }) {
+                    try configuration.apply(setting: flag.variable, value: value)
+                } else if optionNames.contains(name) {
+                    options[name] = value
+                } else {
+                    throw UsageError(description: "unknown option \(name)")
+                }
+            } else {
+                positionals.append(argument)
+            }
+        }
+    }
+
+    private static func split(_ argument: String) -> (String, String?) {
+        guard let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+
+    static var configurationHelp: String {
+        let lines = configurationFlags.map { entry in
+            "  \(entry.flag.padding(toLength: 18, withPad: " ", startingAt: 0)) \(entry.help)\n"
+                + "  \(String(repeating: " ", count: 18)) env \(entry.variable)"
+        }
+        return (["  --dev               dev mode: SMS outbox page, DigiLocker simulator, loopback http return URLs\n"
+                 + "                      env HOSTED_DEV_MODE=on"] + lines).joined(separator: "\n")
+            + "\n  HOSTED_SECRET_KEY (env only): pepper for OTP hashes (default: generated into the database)"
+    }
+}

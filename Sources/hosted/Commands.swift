@@ -1,0 +1,199 @@
+import Dispatch
+import Foundation
+import HostedApp
+import HostedCore
+import HostedHTTP
+import HostedStorage
+
+/// The `hosted` commands. Each returns its exit status; output goes to stdout, diagnostics to stderr.
+enum Commands {
+    static let overview = """
+        hosted — identity-verification journeys, self-hosted.
+
+        Usage: hosted COMMAND [OPTIONS]
+
+        Commands:
+          serve                       run migrations, then serve HTTP until SIGINT/SIGTERM
+          migrate                     apply pending database migrations and exit
+          accounts create --name N    create an account; prints {"account_id", "api_key"} once
+          keys create --account ID    add an API key to an account (rotation without downtime)
+          keys revoke KEY_ID          revoke an API key at once
+
+        Every command reads the same configuration, from HOSTED_* variables or these flags:
+        \(CommandLineArguments.configurationHelp)
+
+        Run `hosted COMMAND --help` for a command's own help.
+        """
+
+    static let serveHelp = """
+        Usage: hosted serve [--dev] [--listen ADDR] [--database-url URL] [--public-url URL] [OPTIONS]
+
+        Applies pending migrations, then serves the customer API, the journey and the probes
+        (/healthz, /readyz). SIGINT or SIGTERM stops accepting connections, lets requests in
+        flight finish (up to 10 s) and exits 0. One JSON access-log line per request on stderr.
+
+        Options:
+        \(CommandLineArguments.configurationHelp)
+        """
+
+    static let migrateHelp = """
+        Usage: hosted migrate [--database-url URL]
+
+        Applies the migrations not yet recorded in schema_migrations, in order, each in its own
+        transaction, and prints what it applied. Running it again applies nothing.
+        """
+
+    static let accountsHelp = """
+        Usage: hosted accounts create --name NAME [--database-url URL]
+
+        Creates an account and its first API key and prints, on stdout, one JSON object:
+          {"account_id": "acct_…", "api_key": "sk_…"}
+        This is the only time the key is shown: only its SHA-256 hash is stored.
+        """
+
+    static let keysHelp = """
+        Usage: hosted keys create --account ACCOUNT_ID [--database-url URL]
+               hosted keys revoke KEY_ID [--database-url URL]
+
+        create prints {"key_id": "key_…", "api_key": "sk_…"} (the only time the key is shown);
+        several keys can be active at once, so rotate by creating the new key, deploying it,
+        then revoking the old one. revoke takes effect on the key's next request.
+        """
+
+    static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        guard let command = arguments.first else {
+            print(overview)
+            return 64
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "--help", "-h", "help": print(overview); return 0
+            case "serve": return try serve(rest, environment)
+            case "migrate": return try migrate(rest, environment)
+            case "accounts": return try accounts(rest, environment)
+            case "keys": return try keys(rest, environment)
+            default:
+                printError("unknown command \(command)\n\n\(overview)")
+                return 64
+            }
+        } catch let error as CommandLineArguments.UsageError {
+            printError("\(error)")
+            return 64
+        } catch let error as Configuration.Invalid {
+            printError("configuration: \(error)")
+            return 78
+        } catch let error as DomainError {
+            printError(message(for: error))
+            return 65
+        } catch let error as DatabaseError {
+            printError("database: \(error.debugDescription)")
+            return 69
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+    }
+
+    // MARK: serve
+
+    static func serve(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment)
+        if parsed.wantsHelp { print(serveHelp); return 0 }
+        let configuration = parsed.configuration
+        let application = try buildApplication(configuration: configuration)
+        let server = application.makeServer()
+        let stop = DispatchSemaphore(value: 0)
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        try server.start()
+        printError("hosted: serving on http://\(Configuration.ListenAddress(host: configuration.listen.host, port: server.port))"
+                   + " public URL \(configuration.publicURL.absoluteString), database \(configuration.database.redacted)"
+                   + (configuration.devMode ? ", dev mode ON" : ""))
+        stop.wait()
+        printError("hosted: stopping; letting requests in flight finish")
+        server.shutdown(gracePeriod: 10)
+        signals.forEach { $0.cancel() }
+        application.database.close()
+        printError("hosted: stopped")
+        return 0
+    }
+
+    // MARK: migrate
+
+    static func migrate(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment)
+        if parsed.wantsHelp { print(migrateHelp); return 0 }
+        let database = try parsed.configuration.database.open(poolSize: 1)
+        defer { database.close() }
+        let applied = try Migrator(dialect: database.dialect).migrate(database)
+        print(applied.isEmpty ? "Nothing to apply: the schema is up to date." : "Applied: \(applied.joined(separator: ", "))")
+        return 0
+    }
+
+    // MARK: accounts, keys
+
+    static func accounts(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--name"])
+        if parsed.wantsHelp || parsed.positionals.first != "create" { print(accountsHelp); return parsed.wantsHelp ? 0 : 64 }
+        guard let name = parsed.options["--name"] else { throw CommandLineArguments.UsageError(description: "--name is required") }
+        let application = try buildApplication(configuration: parsed.configuration, log: StandardErrorLog())
+        defer { application.database.close() }
+        let created = try application.accounts.createAccount(name: name)
+        try printJSON(["account_id": created.account.id.rawValue, "api_key": created.secret.value])
+        return 0
+    }
+
+    static func keys(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account"])
+        if parsed.wantsHelp { print(keysHelp); return 0 }
+        let application = try buildApplication(configuration: parsed.configuration)
+        defer { application.database.close() }
+        switch parsed.positionals.first {
+        case "create":
+            guard let text = parsed.options["--account"], let accountID = ObjectID(.account, parsing: text) else {
+                throw CommandLineArguments.UsageError(description: "--account must be an account id (acct_…)")
+            }
+            let created = try application.accounts.createKey(accountID: accountID)
+            try printJSON(["key_id": created.key.id.rawValue, "api_key": created.secret.value])
+            return 0
+        case "revoke":
+            guard parsed.positionals.count == 2, let keyID = ObjectID(.apiKey, parsing: parsed.positionals[1]) else {
+                throw CommandLineArguments.UsageError(description: "usage: hosted keys revoke KEY_ID (key_…)")
+            }
+            guard try application.accounts.revokeKey(keyID) else {
+                printError("no active key \(keyID)")
+                return 65
+            }
+            try printJSON(["key_id": keyID.rawValue, "revoked": "true"])
+            return 0
+        default:
+            print(keysHelp)
+            return 64
+        }
+    }
+
+    // MARK: output
+
+    static func printJSON(_ object: [String: String]) throws {
+        print(String(decoding: try JSONCoding.encoder.encode(object), as: UTF8.self))
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func message(for error: DomainError) -> String {
+        switch error {
+        case .unauthenticated: "not authenticated"
+        case .notFound(let what): "no such \(what)"
+        case .invalidRequest(let detail, _, _): detail
+        case .conflict(let detail, _): detail
+        }
+    }
+}
