@@ -28,12 +28,14 @@ let package = Package(
         .target(name: "HostedHTTP", dependencies: ["CMicroHTTPD"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
+        // Test-only helpers (subprocesses, counters); never linked into the service.
+        .target(name: "HostedTestSupport"),
 
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),
-        .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto"]),
-        .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP"]),
-        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "hosted"]),
+        .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
+        .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
+        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "hosted", "HostedTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

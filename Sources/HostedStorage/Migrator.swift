@@ -8,6 +8,11 @@ public struct Migrator: Sendable {
     public struct Migration: Equatable, Sendable {
         public let identifier: String
         public let sql: String
+
+        public init(identifier: String, sql: String) {
+            self.identifier = identifier
+            self.sql = sql
+        }
     }
 
     public let migrations: [Migration]
@@ -70,6 +75,10 @@ public struct Migrator: Sendable {
 
     /// Identifiers of migrations not yet applied (empty when the schema is current).
     public func pending(_ database: any Database) throws -> [String] {
+        let ledgerExists = database.dialect == .postgres
+            ? "SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))"
+            : "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        guard try !database.query(ledgerExists).isEmpty else { return migrations.map(\.identifier) }
         let rows = try database.query("SELECT id FROM schema_migrations")
         let done = Set(try rows.map { try $0.string("id") })
         return migrations.map(\.identifier).filter { !done.contains($0) }

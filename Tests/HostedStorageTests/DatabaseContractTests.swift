@@ -1,0 +1,162 @@
+import Dispatch
+import Foundation
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// The behaviour both stores promise, run against SQLite and PostgreSQL alike.
+@Suite struct DatabaseContractTests {
+    @Test(arguments: Backend.allCases)
+    func valuesRoundTrip(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (i BIGINT, s TEXT, b BYTEA_OR_BLOB, n TEXT)".replacingOccurrences(of: "BYTEA_OR_BLOB", with: db.dialect == .postgres ? "BYTEA" : "BLOB")) }
+            let blob: [UInt8] = [0, 1, 2, 0xFF, 0x5C, 0x78, 0]
+            try db.query("INSERT INTO t (i, s, b, n) VALUES ($1, $2, $3, $4)",
+                         .integer(Int64.max), .text("नमस्ते 'quoted' \\ \"x\""), .blob(blob), .null)
+            let row = try #require(try db.query("SELECT i, s, b, n FROM t").first)
+            #expect(try row.int("i") == Int64.max)
+            #expect(try row.string("s") == "नमस्ते 'quoted' \\ \"x\"")
+            #expect(try row.blob("b") == blob)
+            #expect(row["n"] == .null)
+            #expect(try row.optionalString("n") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func parametersAreNeverInterpolated(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (s TEXT)") }
+            let hostile = "x'); DROP TABLE t; --"
+            try db.query("INSERT INTO t (s) VALUES ($1)", .text(hostile))
+            #expect(try db.query("SELECT s FROM t WHERE s = $1", .text(hostile)).count == 1)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func uniqueViolationIsTyped(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (k TEXT PRIMARY KEY)") }
+            try db.query("INSERT INTO t (k) VALUES ($1)", "a")
+            #expect {
+                _ = try db.query("INSERT INTO t (k) VALUES ($1)", "a")
+            } throws: { error in
+                if case DatabaseError.uniqueViolation = error { return true }
+                return false
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func transactionRollsBackWhenBodyThrows(_ backend: Backend) throws {
+        struct Abort: Error {}
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (k TEXT)") }
+            #expect(throws: Abort.self) {
+                try db.transaction { connection in
+                    try connection.query("INSERT INTO t (k) VALUES ($1)", "lost")
+                    throw Abort()
+                }
+            }
+            _ = try db.transaction { try $0.query("INSERT INTO t (k) VALUES ($1)", "kept") }
+            #expect(try db.query("SELECT k FROM t").map { try $0.string("k") } == ["kept"])
+        }
+    }
+
+    /// Parallel read-then-write transactions from several threads: none is lost, none fails busy.
+    @Test(arguments: Backend.allCases)
+    func parallelWriteTransactionsSerialise(_ backend: Backend) throws {
+        try TestDatabase.with(backend, poolSize: 8) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE counter (id INTEGER PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0)") }
+            let failures = Counter()
+            DispatchQueue.concurrentPerform(iterations: 40) { _ in
+                do {
+                    try db.transaction { connection in
+                        if db.dialect == .postgres { try connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE") }
+                        let n = try connection.query("SELECT n FROM counter WHERE id = 1")[0].int("n")
+                        try connection.query("UPDATE counter SET n = $1 WHERE id = 1", .integer(n + 1))
+                    }
+                } catch {
+                    failures.increment()
+                }
+            }
+            #expect(failures.value == 0)
+            #expect(try db.query("SELECT n FROM counter WHERE id = 1")[0].int("n") == 40)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func badSQLIsATypedErrorAndTheConnectionStaysUsable(_ backend: Backend) throws {
+        try TestDatabase.with(backend, poolSize: 1) { (db: any Database) throws in
+            #expect(throws: DatabaseError.self) { _ = try db.query("SELEC nonsense") }
+            #expect(try db.query("SELECT 1 AS one")[0].int("one") == 1)
+        }
+    }
+
+    @Test func databaseErrorDescriptionLeaksNothing() {
+        let error = DatabaseError.other(code: "42P01", message: "relation \"secret_table\" does not exist")
+        #expect(error.description == "database error")
+        #expect(error.debugDescription.contains("secret_table"))
+    }
+
+    @Test func postgresSerializationFailureIsTyped() throws {
+        try TestDatabase.with(.postgres) { (db: any Database) throws in
+            #expect(throws: DatabaseError.serializationFailure) {
+                _ = try db.query("DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$")
+            }
+        }
+    }
+
+    /// The server ends every connection of the pool (as a restart or failover does); the pool
+    /// drops them and the next queries succeed on fresh connections.
+    @Test func postgresPoolRecoversFromKilledConnections() throws {
+        try TestDatabase.with(.postgres, poolSize: 2) { (db: any Database) throws in
+            let pids = Set(try (0..<4).map { _ in try db.query("SELECT pg_backend_pid() AS pid")[0].int("pid") })
+            let killer = try PostgresDatabase(url: Backend.postgresURL!, poolSize: 1)
+            defer { killer.close() }
+            for pid in pids { try killer.query("SELECT pg_terminate_backend($1::int)", .integer(pid)) }
+            #expect(try db.query("SELECT 2 AS two")[0].int("two") == 2)
+            #expect(try db.query("SELECT 3 AS three")[0].int("three") == 3)
+            let newPID = try db.query("SELECT pg_backend_pid() AS pid")[0].int("pid")
+            #expect(!pids.contains(newPID))
+        }
+    }
+
+    /// A real restart of the server. It would break every other test's connections, so it runs
+    /// only when `HOSTED_TEST_PG_RESTART_ALLOWED=1`, in its own step of the test command.
+    @Test func postgresReconnectsAfterServerRestart() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["HOSTED_TEST_PG_RESTART_ALLOWED"] == "1" else { return }
+        guard let restart = environment["HOSTED_TEST_PG_RESTART"] else {
+            Issue.record("HOSTED_TEST_PG_RESTART is not set")
+            return
+        }
+        try TestDatabase.with(.postgres, poolSize: 2) { (db: any Database) throws in
+            #expect(try db.query("SELECT 1 AS one")[0].int("one") == 1)
+            #expect(try Subprocess.shell(restart + " >/dev/null 2>&1") == 0)
+            #expect(try db.query("SELECT 2 AS two")[0].int("two") == 2)
+            #expect(try db.query("SELECT 3 AS three")[0].int("three") == 3)
+        }
+    }
+
+    @Test func postgresWrongURLFailsAtOpen() {
+        #expect {
+            _ = try PostgresDatabase(url: "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
+        } throws: { error in
+            if case DatabaseError.cannotConnect = error { return true }
+            return false
+        }
+    }
+
+    @Test func sqliteUnopenablePathFailsAtOpen() {
+        #expect(throws: (any Error).self) { _ = try SQLiteDatabase(path: "/proc/hosted-cannot-create/x.sqlite") }
+    }
+
+    @Test func databaseURLParsesAndRedacts() {
+        #expect(DatabaseURL("sqlite:./x.sqlite") == .sqlite(path: "./x.sqlite"))
+        #expect(DatabaseURL("postgres://u:pw@h/db") == .postgres(url: "postgres://u:pw@h/db"))
+        #expect(DatabaseURL("mysql://x") == nil)
+        #expect(DatabaseURL("sqlite:") == nil)
+        #expect(DatabaseURL("postgres://u:pw@h/db")?.redacted == "postgres://u:***@h/db")
+    }
+}
+

@@ -1,0 +1,47 @@
+import HostedStorage
+import Testing
+
+@Suite struct MigratorTests {
+    @Test(arguments: Backend.allCases)
+    func shippedMigrationsApplyOnceThenNothing(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            let migrator = try Migrator(dialect: db.dialect)
+            #expect(!migrator.migrations.isEmpty)
+            #expect(try migrator.pending(db) == migrator.migrations.map(\.identifier))
+            let first = try migrator.migrate(db)
+            #expect(first == migrator.migrations.map(\.identifier))
+            #expect(try migrator.migrate(db).isEmpty)
+            #expect(try migrator.pending(db).isEmpty)
+            let recorded = try db.query("SELECT id FROM schema_migrations ORDER BY id").map { try $0.string("id") }
+            #expect(recorded == first)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func appliesInIdentifierOrder(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            // Given out of order: the second depends on the first, so only sorted order succeeds.
+            let migrator = Migrator(migrations: [
+                .init(identifier: "0002_fill", sql: "INSERT INTO t (v) VALUES ('from 2')"),
+                .init(identifier: "0001_create", sql: "CREATE TABLE t (v TEXT)"),
+            ])
+            #expect(try migrator.migrate(db) == ["0001_create", "0002_fill"])
+            #expect(try db.query("SELECT v FROM t")[0].string("v") == "from 2")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func failedMigrationLeavesNoTrace(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            let broken = Migrator(migrations: [
+                .init(identifier: "0001_ok", sql: "CREATE TABLE a (v TEXT)"),
+                .init(identifier: "0002_broken", sql: "CREATE TABLE b (v TEXT); INSERT INTO nowhere VALUES (1)"),
+            ])
+            #expect(throws: DatabaseError.self) { try broken.migrate(db) }
+            #expect(try broken.pending(db) == ["0002_broken"])
+            // Table b was created inside the failed migration's transaction, so it is gone.
+            #expect(throws: DatabaseError.self) { _ = try db.query("SELECT v FROM b") }
+            #expect(try db.query("SELECT count(*) AS n FROM a")[0].int("n") == 0)
+        }
+    }
+}
