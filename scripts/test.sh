@@ -13,6 +13,7 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
   2. under scripts/with-postgres.sh (throwaway PostgreSQL; HOSTED_REQUIRE_POSTGRES=1):
      a. swift build                       (debug; the `hosted` binary live tests spawn)
      b. swift test
+        then, alone, the test that restarts PostgreSQL (reconnect)
      c. swift test --sanitize=thread --scratch-path .build/tsan --filter "$HOSTED_TSAN_FILTER"
      d. pytest tests/e2e in .build/venv   (only if tests/e2e has test files)
 
@@ -65,6 +66,9 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
 
     step build swift build
     step swift-test swift test
+    # A real PostgreSQL restart would cut every other test's connections, so this one test
+    # runs alone, after the suite.
+    step pg-restart env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter postgresReconnectsAfterServerRestart
 
     if [[ "${HOSTED_TSAN:-1}" != "0" ]]; then
         tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage}

@@ -34,7 +34,6 @@ static inline struct MHD_Daemon *hosted_mhd_start(
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, hosted_mhd_keep_escaped, NULL,
         MHD_OPTION_END);

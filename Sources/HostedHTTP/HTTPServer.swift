@@ -129,6 +129,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit { shutdown(gracePeriod: 0) }
 
+    /// Bytes of an over-limit chunked body read and dropped before the connection is cut.
+    static let maximumDiscardedBytes = 16 << 20
+
     // MARK: - Per-request state
 
     /// Everything known about one request while libmicrohttpd calls back for it.
@@ -140,6 +143,8 @@ public final class HTTPServer: @unchecked Sendable {
         let bodyLimit: Int
         var body: [UInt8] = []
         var answered = false
+        var overLimit = false
+        var discarded = 0
 
         init(request: Request, requestID: String, bodyLimit: Int) {
             self.request = request
@@ -169,8 +174,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// libmicrohttpd calls this once with the headers, once per body chunk, and once at the end.
     /// Answering on the first call would make it close the connection (no keep-alive), so normal
-    /// requests are answered on the last call; only a body already known to be too large is
-    /// refused on the first.
+    /// requests are answered on the last call; only a body whose declared Content-Length is too
+    /// large is refused on the first, before any of it is read.
     fileprivate func handle(connection: OpaquePointer, url: String, method: String,
                             upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
@@ -188,17 +193,25 @@ public final class HTTPServer: @unchecked Sendable {
             let size = uploadSize.pointee
             uploadSize.pointee = 0  // consumed (or discarded)
             if exchange.answered { return MHD_Result.YES }
-            guard exchange.body.count + size <= exchange.bodyLimit, let upload else {
-                // Refused now; the rest of the body is never buffered.
+            if exchange.overLimit || exchange.body.count + size > exchange.bodyLimit || upload == nil {
+                // A body without Content-Length (chunked) passed the limit. libmicrohttpd 0.9.75
+                // cannot queue a response mid-upload, so the rest is discarded unread-into-memory
+                // and the 413 goes out when the body ends; a client that keeps streaming far past
+                // the limit is disconnected.
+                exchange.overLimit = true
                 exchange.body = []
-                return answer(connection, exchange, Problem.payloadTooLarge(limit: exchange.bodyLimit).response)
+                exchange.discarded += size
+                return exchange.discarded > Self.maximumDiscardedBytes ? MHD_Result.NO : MHD_Result.YES
             }
-            upload.withMemoryRebound(to: UInt8.self, capacity: size) {
+            upload?.withMemoryRebound(to: UInt8.self, capacity: size) {
                 exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
             }
             return MHD_Result.YES
         }
         if exchange.answered { return MHD_Result.YES }
+        if exchange.overLimit {
+            return answer(connection, exchange, Problem.payloadTooLarge(limit: exchange.bodyLimit).response)
+        }
         var request = exchange.request
         request.body = exchange.body
         exchange.body = []

@@ -1,0 +1,175 @@
+import Foundation
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// The real `hosted` binary, run as a user would run it.
+@Suite struct CommandLineLiveTests {
+    /// A temporary folder holding one SQLite database.
+    struct Workspace {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hosted-cli-\(UUID().uuidString)")
+        var databasePath: String { directory.appendingPathComponent("hosted.sqlite").path }
+        var environment: [String: String] { ["HOSTED_DATABASE_URL": "sqlite:" + databasePath] }
+
+        func run(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+            try HostedBinary.run(arguments, environment: environment)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    func decode(_ text: String) throws -> [String: String] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+    }
+
+    @Test func helpDocumentsEveryCommand() throws {
+        let overview = try HostedBinary.run(["--help"])
+        #expect(overview.status == 0)
+        for command in ["serve", "migrate", "accounts create", "keys create", "keys revoke", "HOSTED_DATABASE_URL",
+                        "HOSTED_LISTEN", "HOSTED_PUBLIC_URL", "HOSTED_DEV_MODE", "HOSTED_SECRET_KEY", "HOSTED_TRUSTED_PROXIES"] {
+            #expect(overview.stdout.contains(command), "--help lacks \(command)")
+        }
+        for command in ["serve", "migrate", "accounts", "keys"] {
+            let help = try HostedBinary.run([command, "--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("Usage: hosted \(command)"))
+        }
+        #expect(try HostedBinary.run(["frobnicate"]).status == 64)
+    }
+
+    @Test func migrateTwiceAppliesOnce() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        let first = try workspace.run("migrate")
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("Applied: 0001_accounts"))
+        let second = try workspace.run("migrate")
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("Nothing to apply"))
+    }
+
+    @Test func accountsCreatePrintsKeyOnceAndStoresOnlyItsHash() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        let created = try workspace.run("accounts", "create", "--name", "Acme Bank")
+        #expect(created.status == 0)
+        let object = try decode(created.stdout)
+        #expect(Set(object.keys) == ["account_id", "api_key"])
+        let key = try #require(object["api_key"])
+        #expect(key.hasPrefix("sk_") && key.count >= 46)
+        #expect(try #require(object["account_id"]).hasPrefix("acct_"))
+        #expect(!created.stderr.contains(key))
+
+        // The key appears in no file of the database (main file, WAL, shared memory) in clear.
+        var sawDatabase = false
+        for suffix in ["", "-wal", "-shm"] {
+            guard let bytes = FileManager.default.contents(atPath: workspace.databasePath + suffix) else { continue }
+            sawDatabase = sawDatabase || suffix.isEmpty
+            #expect(bytes.range(of: Data(key.utf8)) == nil, "key in clear in hosted.sqlite\(suffix)")
+            #expect(bytes.range(of: Data(key.dropFirst(3).utf8)) == nil)
+        }
+        #expect(sawDatabase)
+    }
+
+    @Test func keysCreateAndRevokeRotateWithoutDowntime() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        let account = try decode(try workspace.run("accounts", "create", "--name", "Acme").stdout)
+        let second = try workspace.run("keys", "create", "--account", account["account_id"]!)
+        #expect(second.status == 0)
+        let keyID = try #require(try decode(second.stdout)["key_id"])
+        #expect(try workspace.run("keys", "revoke", keyID).status == 0)
+        #expect(try workspace.run("keys", "revoke", keyID).status == 65)
+        #expect(try workspace.run("keys", "create", "--account", "acct_aaaaaaaaaaaaaaaaaaaaaaaaaa").status == 65)
+        #expect(try workspace.run("keys", "create", "--account", "not-an-id").status == 64)
+        #expect(try workspace.run("accounts", "create").status == 64)
+        #expect(try workspace.run("accounts", "create", "--name", "   ").status == 65)
+    }
+
+    @Test func badConfigurationIsRefusedClearly() throws {
+        let result = try HostedBinary.run(["serve", "--listen", "nowhere"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("HOSTED_LISTEN"))
+    }
+
+    /// `hosted serve` on an ephemeral port: requests in flight when SIGTERM arrives complete, then it exits 0.
+    @Test func serveFinishesInFlightRequestsOnSIGTERM() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        try FileManager.default.createDirectory(at: workspace.directory, withIntermediateDirectories: true)
+        let log = workspace.directory.appendingPathComponent("serve.log").path
+        let server = try Subprocess(HostedBinary.path, ["serve", "--listen", "127.0.0.1:0"],
+                                    environment: workspace.environment, stderr: log)
+        let port = try waitForPort(in: log)
+        let ready = try RawHTTPConnection(port: port).request("GET", "/readyz")
+        #expect(ready.status == 200)
+
+        // Five requests with half-sent bodies: in flight, not yet answerable.
+        let connections = try (0..<5).map { _ in try RawHTTPConnection(port: port) }
+        for connection in connections {
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab")
+        }
+        usleep(200_000)
+        server.signal(SIGTERM)
+        usleep(300_000)
+        #expect(server.wait(timeout: 0) == nil, "the server must wait for requests in flight")
+        for connection in connections {
+            try connection.send("cd")
+            #expect(try connection.readResponse().status == 200)
+        }
+        #expect(server.wait(timeout: 15) == 0)
+        let lines = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(lines.components(separatedBy: "\n").filter { $0.contains("\"path\":\"/healthz\"") && $0.contains("\"status\":200") }.count == 5)
+    }
+
+    /// The whole path on both stores: migrate at start, create an account with the CLI, then
+    /// authenticate through the live server.
+    @Test(arguments: ["sqlite", "postgres"])
+    func serveAuthenticatesAccountKeys(_ store: String) throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        try FileManager.default.createDirectory(at: workspace.directory, withIntermediateDirectories: true)
+        var environment = workspace.environment
+        var dropSchema: () -> Void = {}
+        if store == "postgres" {
+            guard let base = ProcessInfo.processInfo.environment["HOSTED_TEST_POSTGRES_URL"] else {
+                if ProcessInfo.processInfo.environment["HOSTED_REQUIRE_POSTGRES"] == "1" { Issue.record("no PostgreSQL") }
+                return
+            }
+            let schema = "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let admin = try PostgresDatabase(url: base, poolSize: 1)
+            try admin.query("CREATE SCHEMA \(schema)")
+            dropSchema = { _ = try? admin.query("DROP SCHEMA \(schema) CASCADE"); admin.close() }
+            environment["HOSTED_DATABASE_URL"] = base + "?options=-csearch_path%3D\(schema)"
+        }
+        defer { dropSchema() }
+        let log = workspace.directory.appendingPathComponent("serve.log").path
+        let server = try Subprocess(HostedBinary.path, ["serve", "--listen", "127.0.0.1:0"], environment: environment, stderr: log)
+        let port = try waitForPort(in: log)
+        let created = try HostedBinary.run(["accounts", "create", "--name", "Acme"], environment: environment)
+        let key = try #require(try decode(created.stdout)["api_key"])
+        let connection = try RawHTTPConnection(port: port)
+        let response = try connection.request("GET", "/v1/account", headers: ["Authorization": "Bearer \(key)"])
+        #expect(response.status == 200)
+        #expect(response.text.contains("\"name\":\"Acme\""))
+        #expect(try connection.request("GET", "/v1/account").status == 401)
+        #expect(try connection.request("GET", "/readyz").status == 200)
+        server.signal(SIGTERM)
+        #expect(server.wait(timeout: 15) == 0)
+        #expect(!(try String(contentsOfFile: log, encoding: .utf8)).contains(key))
+    }
+
+    func waitForPort(in log: String) throws -> UInt16 {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: log, encoding: .utf8),
+               let range = text.range(of: #"serving on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                let port = text[range].split(separator: ":").last.flatMap { UInt16($0) }
+                if let port { return port }
+            }
+            usleep(50_000)
+        }
+        Issue.record("the server did not report its port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        throw CancellationError()
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HostedApp
+import HostedStorage
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsMatchTheDesign() throws {
+        let configuration = try Configuration.fromEnvironment([:])
+        #expect(configuration.database == .sqlite(path: "./data/hosted.sqlite"))
+        #expect(configuration.listen.description == "127.0.0.1:8080")
+        #expect(configuration.publicURL.absoluteString == "http://127.0.0.1:8080")
+        #expect(configuration.devMode == false)
+        #expect(configuration.trustedProxies.isEmpty)
+    }
+
+    @Test func readsEveryVariable() throws {
+        let configuration = try Configuration.fromEnvironment([
+            "HOSTED_DATABASE_URL": "postgres://u@h/db", "HOSTED_LISTEN": "[::1]:9000",
+            "HOSTED_PUBLIC_URL": "https://verify.example.com/", "HOSTED_DEV_MODE": "on",
+            "HOSTED_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2", "HOSTED_SECRET_KEY": String(repeating: "k", count: 32),
+            "HOSTED_DB_POOL_SIZE": "8", "HOSTED_THREADS": "3",
+        ])
+        #expect(configuration.database == .postgres(url: "postgres://u@h/db"))
+        #expect(configuration.listen == .init(host: "::1", port: 9000))
+        #expect(configuration.publicURL.absoluteString == "https://verify.example.com")
+        #expect(configuration.devMode)
+        #expect(configuration.trustedProxies == ["10.0.0.1", "10.0.0.2"])
+        #expect(configuration.databasePoolSize == 8)
+        #expect(configuration.threads == 3)
+    }
+
+    @Test(arguments: [
+        ("HOSTED_DATABASE_URL", "mysql://x"), ("HOSTED_LISTEN", "8080"), ("HOSTED_LISTEN", "127.0.0.1:99999"),
+        ("HOSTED_PUBLIC_URL", "ftp://x"), ("HOSTED_PUBLIC_URL", "https://x/?q=1"), ("HOSTED_PUBLIC_URL", "https://x/#f"),
+        ("HOSTED_DEV_MODE", "maybe"), ("HOSTED_SECRET_KEY", "short"), ("HOSTED_DB_POOL_SIZE", "0"),
+    ])
+    func rejectsBadValues(_ name: String, _ value: String) {
+        #expect(throws: Configuration.Invalid.self) { _ = try Configuration.fromEnvironment([name: value]) }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HostedCore
+import Testing
+
+/// Deterministic bytes, so encodings can be checked exactly.
+struct FixedRandom: RandomSource {
+    let byte: UInt8
+    func bytes(_ count: Int) -> [UInt8] { [UInt8](repeating: byte, count: count) }
+}
+
+struct CountingRandom: RandomSource {
+    func bytes(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0) } }
+}
+
+@Suite struct IdentifierTests {
+    @Test func base32MatchesRFC4648Vectors() {
+        // RFC 4648 §10, lower-cased and unpadded.
+        #expect(Base32.encode(Array("".utf8)) == "")
+        #expect(Base32.encode(Array("f".utf8)) == "my")
+        #expect(Base32.encode(Array("fo".utf8)) == "mzxq")
+        #expect(Base32.encode(Array("foo".utf8)) == "mzxw6")
+        #expect(Base32.encode(Array("foob".utf8)) == "mzxw6yq")
+        #expect(Base32.encode(Array("fooba".utf8)) == "mzxw6ytb")
+        #expect(Base32.encode(Array("foobar".utf8)) == "mzxw6ytboi")
+    }
+
+    @Test func base64URLRoundTripsWithoutPadding() {
+        let bytes: [UInt8] = [0xFB, 0xFF, 0xBF, 0x00, 0x10]
+        let text = Base64URL.encode(bytes)
+        #expect(text == "-_-_ABA")
+        #expect(Base64URL.decode(text) == bytes)
+        #expect(Base64URL.decode("ab+/") == nil)
+        #expect(Base64URL.decode("a b") == nil)
+    }
+
+    @Test func objectIDsArePrefixedAndCarry128Bits() {
+        let id = ObjectID(.verification, using: CountingRandom())
+        #expect(id.rawValue == "ver_" + Base32.encode((0..<16).map { UInt8($0) }))
+        #expect(id.rawValue.count == 4 + 26)
+        #expect(ObjectID(.verification, parsing: id.rawValue) == id)
+    }
+
+    @Test(arguments: ["", "ver_", "acct_aaaaaaaaaaaaaaaaaaaaaaaaaa", "ver_AAAAAAAAAAAAAAAAAAAAAAAAAA",
+                      "ver_aaaaaaaaaaaaaaaaaaaaaaaaa", "ver_aaaaaaaaaaaaaaaaaaaaaaaaaaa", "ver_aaaaaaaaaaaaaaaaaaaaaaaa1a",
+                      "ver_aaaaaaaaaaaaaaaaaaaaaaaa%2", "ver_../aaaaaaaaaaaaaaaaaaaaaa"])
+    func malformedIDsAreRejected(_ text: String) {
+        #expect(ObjectID(.verification, parsing: text) == nil)
+    }
+
+    @Test func apiKeySecretShapeAndPrefix() {
+        let secret = APIKeySecret(using: FixedRandom(byte: 0xAB))
+        #expect(secret.value.hasPrefix("sk_"))
+        #expect(secret.value.count == 3 + 43)
+        #expect(secret.displayPrefix == String(secret.value.prefix(11)))
+        #expect(APIKeySecret(presented: secret.value)?.value == secret.value)
+        #expect(APIKeySecret(presented: "sk_short") == nil)
+        #expect(APIKeySecret(presented: "pk_" + secret.value.dropFirst(3)) == nil)
+        #expect(APIKeySecret(presented: secret.value + "=") == nil)
+    }
+
+    @Test func accountNamesAreValidated() throws {
+        #expect(try Account.validateName("  Acme Bank ") == "Acme Bank")
+        #expect(throws: DomainError.self) { try Account.validateName("   ") }
+        #expect(throws: DomainError.self) { try Account.validateName("a\u{0}b") }
+        #expect(throws: DomainError.self) { try Account.validateName(String(repeating: "x", count: 201)) }
+    }
+}

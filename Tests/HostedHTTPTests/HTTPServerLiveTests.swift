@@ -1,0 +1,185 @@
+import Dispatch
+import Foundation
+import HostedHTTP
+import HostedTestSupport
+import Testing
+
+/// Through the real libmicrohttpd server on an ephemeral loopback port.
+@Suite struct HTTPServerLiveTests {
+    /// Collects log lines so tests can read what the server wrote.
+    final class MemoryLog: ServerLog, @unchecked Sendable {  // arrays touched only under `lock`
+        private let lock = NSLock()
+        private var accessEntries: [AccessLogEntry] = []
+        private var errorLines: [String] = []
+        func access(_ entry: AccessLogEntry) { lock.lock(); accessEntries.append(entry); lock.unlock() }
+        func error(_ message: String, requestID: String?) { lock.lock(); errorLines.append(message); lock.unlock() }
+        var entries: [AccessLogEntry] { lock.lock(); defer { lock.unlock() }; return accessEntries }
+        var errors: [String] { lock.lock(); defer { lock.unlock() }; return errorLines }
+    }
+
+    struct Boom: Error, CustomStringConvertible { var description: String { "boom: internal detail 42" } }
+
+    static func makeRouter() -> Router {
+        var routes = Router.Builder()
+        routes.add("GET", "/hello") { request, _ in
+            Response(status: 200, headers: HTTPHeaders([("Content-Type", "text/plain")]),
+                     body: Array("hello \(request.queryValue("name") ?? "")".utf8))
+        }
+        routes.add("POST", "/echo") { request, _ in Response(status: 200, body: request.body) }
+        routes.add("GET", "/peer") { request, _ in Response(status: 200, body: Array(request.peerAddress.utf8)) }
+        routes.add("GET", "/boom") { _, _ in throw Boom() }
+        return routes.build()
+    }
+
+    func withServer(_ body: (HTTPServer, MemoryLog) throws -> Void) throws {
+        let log = MemoryLog()
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, connectionLimit: 1000),
+                                responder: Self.makeRouter(), log: log)
+        try server.start()
+        defer { server.shutdown(gracePeriod: 1) }
+        try body(server, log)
+    }
+
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
+        try withServer { server, _ in
+            let connection = try RawHTTPConnection(port: server.port)
+            for name in ["a", "b", "c"] {
+                let response = try connection.request("GET", "/hello?name=\(name)")
+                #expect(response.status == 200)
+                #expect(response.text == "hello \(name)")
+                #expect(response.headers["connection"]?.lowercased() != "close")
+            }
+        }
+    }
+
+    @Test func decodesQueryAndReportsPeer() throws {
+        try withServer { server, _ in
+            let connection = try RawHTTPConnection(port: server.port)
+            #expect(try connection.request("GET", "/hello?name=J%C3%BCrgen+M").text == "hello Jürgen M")
+            #expect(try connection.request("GET", "/peer").text == "127.0.0.1")
+        }
+    }
+
+    @Test func bodyOverTheLimitIs413AndTheServerKeepsServing() throws {
+        try withServer { server, log in
+            let connection = try RawHTTPConnection(port: server.port)
+            let tenMegabytes = [UInt8](repeating: 0x41, count: 10 << 20)
+            // The server answers as soon as it sees the declared length; it may close before
+            // reading the rest, so the send can fail part-way — the answer is what matters.
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(tenMegabytes.count)\r\n\r\n")
+            try? connection.send(tenMegabytes)
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.headers["content-type"] == "application/problem+json")
+
+            let fresh = try RawHTTPConnection(port: server.port)
+            #expect(try fresh.request("POST", "/echo", body: Array("ok".utf8)).text == "ok")
+            #expect(log.entries.contains { $0.status == 413 })
+        }
+    }
+
+    @Test func chunkedBodyOverTheLimitIs413() throws {
+        try withServer { server, _ in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = [UInt8](repeating: 0x42, count: 256 << 10)
+            var answered: RawHTTPConnection.Response?
+            for _ in 0..<8 {  // 2 MiB in 256 KiB chunks; the limit is 1 MiB
+                do {
+                    try connection.send(Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10])
+                } catch {
+                    break
+                }
+            }
+            try? connection.send("0\r\n\r\n")
+            answered = try connection.readResponse()
+            #expect(answered?.status == 413)
+            #expect(try RawHTTPConnection(port: server.port).request("GET", "/hello").status == 200)
+        }
+    }
+
+    @Test func threeHundredConcurrentConnections() throws {
+        try withServer { server, _ in
+            let connections = try (0..<300).map { _ in try RawHTTPConnection(port: server.port) }
+            // Every connection is open before any is answered.
+            for (index, connection) in connections.enumerated() {
+                try connection.send("GET /hello?name=\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+            }
+            var statuses: [Int] = []
+            for (index, connection) in connections.enumerated() {
+                let response = try connection.readResponse()
+                statuses.append(response.status)
+                #expect(response.text == "hello \(index)")
+            }
+            #expect(statuses.count == 300)
+            #expect(statuses.allSatisfy { $0 == 200 })
+        }
+    }
+
+    @Test func handlerErrorIsAGeneric500AndTheWorkerSurvives() throws {
+        try withServer { server, log in
+            let connection = try RawHTTPConnection(port: server.port)
+            for _ in 0..<5 {  // more failures than worker threads
+                let response = try connection.request("GET", "/boom")
+                #expect(response.status == 500)
+                #expect(response.headers["content-type"] == "application/problem+json")
+                #expect(!response.text.contains("internal detail"))
+            }
+            #expect(try connection.request("GET", "/hello").status == 200)
+            #expect(log.errors.contains { $0.contains("internal detail 42") })
+        }
+    }
+
+    @Test func requestIDIsEchoedOrGeneratedAndLogged() throws {
+        try withServer { server, log in
+            let connection = try RawHTTPConnection(port: server.port)
+            let kept = try connection.request("GET", "/hello?secret=1", headers: ["X-Request-Id": "req-abc.123"])
+            #expect(kept.headers["x-request-id"] == "req-abc.123")
+            let replaced = try connection.request("GET", "/hello", headers: ["X-Request-Id": "bad id <script>"])
+            let generated = try #require(replaced.headers["x-request-id"])
+            #expect(generated != "bad id <script>")
+            #expect(generated.count >= 16)
+
+            let entry = try #require(log.entries.first { $0.requestID == "req-abc.123" })
+            #expect(entry.method == "GET")
+            #expect(entry.path == "/hello")  // the query is never logged
+            #expect(entry.status == 200)
+            #expect(entry.bytes == "hello ".utf8.count)
+            #expect(entry.durationMilliseconds >= 0)
+        }
+    }
+
+    @Test func shutdownLetsInFlightRequestsFinish() throws {
+        let log = MemoryLog()
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2), responder: Self.makeRouter(), log: log)
+        try server.start()
+        // Three requests whose bodies are only half sent when shutdown begins.
+        let connections = try (0..<3).map { _ in try RawHTTPConnection(port: server.port) }
+        for connection in connections {
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
+        }
+        while server.currentInFlight < 3 { usleep(1_000) }
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.shutdown(gracePeriod: 10)
+            stopped.signal()
+        }
+        usleep(200_000)
+        #expect(stopped.wait(timeout: .now()) == .timedOut, "shutdown must wait for requests in flight")
+        #expect(throws: (any Error).self) { _ = try RawHTTPConnection(port: server.port, timeoutSeconds: 1).request("GET", "/hello") }
+        for connection in connections {
+            try connection.send("world")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "helloworld")
+        }
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+    }
+
+    @Test func refusesAPortInUse() throws {
+        try withServer { server, _ in
+            let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port), responder: Self.makeRouter())
+            #expect(throws: HTTPServer.StartError.self) { try second.start() }
+        }
+    }
+}
