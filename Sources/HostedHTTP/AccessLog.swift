@@ -1,19 +1,31 @@
 import Foundation
 
 /// One finished request, as written to the access log.
-public struct AccessLogEntry: Sendable, Encodable {
-    public let time: String
+public struct AccessLogEntry: Sendable {
+    public let time: Date
     public let requestID: String
     public let method: String
+    /// The path without the query string (queries may carry identifiers that do not belong in logs).
     public let path: String
     public let status: Int
     public let bytes: Int
     public let durationMilliseconds: Double
 
-    enum CodingKeys: String, CodingKey {
-        case time, method, path, status, bytes
-        case requestID = "request_id"
-        case durationMilliseconds = "duration_ms"
+    /// The entry as one JSON object (no trailing newline), built by hand: this runs for every
+    /// request, and a general-purpose encoder costs more than the rest of a small request.
+    public var jsonLine: String {
+        var line = #"{"time":""#
+        line += LogTimestamp.format(time)
+        line += #"","request_id":"#
+        JSONText.appendString(requestID, to: &line)
+        line += #","method":"#
+        JSONText.appendString(method, to: &line)
+        line += #","path":"#
+        JSONText.appendString(path, to: &line)
+        line += #","status":\#(status),"bytes":\#(bytes),"duration_ms":"#
+        line += String(format: "%.3f", durationMilliseconds)
+        line += "}"
+        return line
     }
 }
 
@@ -22,35 +34,111 @@ public protocol ServerLog: Sendable {
     func access(_ entry: AccessLogEntry)
     /// An unexpected failure's detail: for operators, never for clients.
     func error(_ message: String, requestID: String?)
+    /// Writes out anything buffered (called at shutdown).
+    func flush()
 }
 
-/// Writes one JSON object per line to standard error.
-public struct StandardErrorLog: ServerLog {
-    public init() {}
+extension ServerLog {
+    public func flush() {}
+}
+
+/// Writes one JSON object per line to standard error. Access lines are buffered (flushed at 16 KiB,
+/// every 200 ms, at shutdown and before any error line) so a busy server does not pay one write(2)
+/// per request; whole lines only, so lines from several worker threads never interleave.
+///
+/// `@unchecked Sendable`: `buffer` is only touched while holding `lock`.
+public final class StandardErrorLog: ServerLog, @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer: [UInt8] = []
+    private let flushThreshold = 16 << 10
+    private let timer: DispatchSourceTimer
+
+    public init() {
+        timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+        timer.setEventHandler { [weak self] in self?.flush() }
+        timer.resume()
+    }
+
+    deinit {
+        timer.cancel()
+        flush()
+    }
 
     public func access(_ entry: AccessLogEntry) {
-        guard let data = try? JSONCoding.encoder.encode(entry) else { return }
-        write(data)
+        append(entry.jsonLine, flushNow: false)
     }
 
     public func error(_ message: String, requestID: String?) {
-        struct Line: Encodable {
-            let time: String
-            let level = "error"
-            let request_id: String?
-            let message: String
+        var line = #"{"time":""# + LogTimestamp.format(Date()) + #"","level":"error","request_id":"#
+        if let requestID { JSONText.appendString(requestID, to: &line) } else { line += "null" }
+        line += #","message":"#
+        JSONText.appendString(message, to: &line)
+        line += "}"
+        append(line, flushNow: true)
+    }
+
+    private func append(_ line: String, flushNow: Bool) {
+        lock.lock()
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(0x0A)
+        let due = flushNow || buffer.count >= flushThreshold
+        lock.unlock()
+        if due { flush() }
+    }
+
+    public func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    break  // stderr is gone; dropping the log beats blocking requests on it
+                }
+                offset += written
+            }
         }
-        guard let data = try? JSONCoding.encoder.encode(Line(time: Self.timestamp(), request_id: requestID, message: message))
-        else { return }
-        write(data)
+        buffer.removeAll(keepingCapacity: true)
     }
+}
 
-    private func write(_ data: Data) {
-        // One write(2) per line, so lines from several worker threads never interleave.
-        FileHandle.standardError.write(data + Data([0x0A]))
+/// RFC 3339 UTC timestamps with milliseconds, formatted without Foundation's formatters.
+enum LogTimestamp {
+    static func format(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds % 1000), 3))Z"
     }
+}
 
-    public static func timestamp(_ date: Date = Date()) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+/// Minimal JSON string escaping for log lines.
+enum JSONText {
+    static func appendString(_ value: String, to line: inout String) {
+        line += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": line += "\\\""
+            case "\\": line += "\\\\"
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        line += "\""
     }
 }

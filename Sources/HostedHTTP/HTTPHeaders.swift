@@ -27,7 +27,11 @@ public struct HTTPHeaders: Sendable, Sequence {
 }
 
 extension String {
+    /// ASCII case-insensitive comparison (header names are ASCII), without allocating.
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
+        }
     }
 }

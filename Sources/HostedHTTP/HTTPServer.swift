@@ -6,8 +6,8 @@ import Foundation
 /// This is the only file where libmicrohttpd's callbacks cross into Swift.
 ///
 /// `@unchecked Sendable`: `daemon` and `listenSocket` are written only by `start()` and
-/// `shutdown()`, which the owner calls from one thread; the in-flight count is guarded by `lock`;
-/// everything else is immutable.
+/// `shutdown()`, which the owner calls from one thread; the in-flight count and the request-id
+/// sequence are guarded by `lock`; everything else is immutable.
 public final class HTTPServer: @unchecked Sendable {
     /// Where and how to listen.
     public struct Configuration: Sendable {
@@ -112,6 +112,7 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         if listenSocket >= 0 { close(listenSocket) }
         self.daemon = nil
+        log.flush()
     }
 
     /// Requests received but not yet completed.
@@ -155,15 +156,27 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// A well-formed incoming id is kept (so a proxy's id ties the logs together); anything else is replaced.
-    static func requestID(from incoming: String?) -> String {
+    /// A well-formed incoming id is kept (so a proxy's id ties the logs together); anything else is
+    /// replaced by this process's random prefix and a sequence number: unique without a syscall.
+    func requestID(from incoming: String?) -> String {
         if let incoming, (1...128).contains(incoming.utf8.count),
-           incoming.utf8.allSatisfy({ isIDCharacter($0) }) {
+           incoming.utf8.allSatisfy({ Self.isIDCharacter($0) }) {
             return incoming
         }
-        var generator = SystemRandomNumberGenerator()
-        return String(generator.next() as UInt64, radix: 16) + String(generator.next() as UInt64, radix: 16)
+        lock.lock()
+        sequence &+= 1
+        let number = sequence
+        lock.unlock()
+        return requestIDPrefix + String(number, radix: 16)
     }
+
+    /// 64 random bits per server instance, so ids from several processes never collide.
+    private let requestIDPrefix: String = {
+        var generator = SystemRandomNumberGenerator()
+        let prefix = String(generator.next() as UInt64, radix: 16)
+        return String(repeating: "0", count: 16 - prefix.count) + prefix + "-"
+    }()
+    private var sequence: UInt64 = 0
 
     private static func isIDCharacter(_ c: UInt8) -> Bool {
         (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
@@ -228,7 +241,7 @@ public final class HTTPServer: @unchecked Sendable {
             ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let request = Request(method: method, path: url, query: collected.query,
                               headers: HTTPHeaders(collected.headers), peerAddress: peer)
-        return Exchange(request: request, requestID: Self.requestID(from: request.headers["X-Request-Id"]),
+        return Exchange(request: request, requestID: requestID(from: request.headers["X-Request-Id"]),
                         bodyLimit: responder.bodyLimit(method: method, path: url))
     }
 
@@ -259,7 +272,7 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
-        log.access(AccessLogEntry(time: StandardErrorLog.timestamp(exchange.receivedAt), requestID: exchange.requestID,
+        log.access(AccessLogEntry(time: exchange.receivedAt, requestID: exchange.requestID,
                                   method: exchange.request.method, path: exchange.request.path,
                                   status: response.status, bytes: response.body.count,
                                   durationMilliseconds: (elapsed * 1000).rounded() / 1000))

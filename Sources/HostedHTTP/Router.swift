@@ -56,6 +56,10 @@ public struct Router: HTTPResponder {
         guard path.hasPrefix("/") else { return nil }
         var result: [String] = []
         for raw in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            guard raw.contains("%") else {
+                result.append(String(raw))
+                continue
+            }
             guard let decoded = String(raw).removingPercentEncoding else { return nil }
             result.append(decoded)
         }
