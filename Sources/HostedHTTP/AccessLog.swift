@@ -23,8 +23,9 @@ public struct AccessLogEntry: Sendable {
         line += #","path":"#
         JSONText.appendString(path, to: &line)
         line += #","status":\#(status),"bytes":\#(bytes),"duration_ms":"#
-        line += String(format: "%.3f", durationMilliseconds)
-        line += "}"
+        let micros = Int64((durationMilliseconds * 1000).rounded())
+        let fraction = String(micros % 1000)
+        line += "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "}"
         return line
     }
 }
@@ -126,6 +127,11 @@ enum LogTimestamp {
 enum JSONText {
     static func appendString(_ value: String, to line: inout String) {
         line += "\""
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            line += value
+            line += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": line += "\\\""

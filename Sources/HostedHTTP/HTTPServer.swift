@@ -241,8 +241,10 @@ public final class HTTPServer: @unchecked Sendable {
             ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let request = Request(method: method, path: url, query: collected.query,
                               headers: HTTPHeaders(collected.headers), peerAddress: peer)
+        // Only a request that announces a body needs its route's limit (saves a route match per GET).
+        let hasBody = request.headers.contains("Content-Length") || request.headers.contains("Transfer-Encoding")
         return Exchange(request: request, requestID: requestID(from: request.headers["X-Request-Id"]),
-                        bodyLimit: responder.bodyLimit(method: method, path: url))
+                        bodyLimit: hasBody ? responder.bodyLimit(method: method, path: url) : Router.defaultBodyLimit)
     }
 
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.

@@ -56,7 +56,7 @@ public struct Router: HTTPResponder {
         guard path.hasPrefix("/") else { return nil }
         var result: [String] = []
         for raw in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            guard raw.contains("%") else {
+            guard raw.utf8.contains(UInt8(ascii: "%")) else {
                 result.append(String(raw))
                 continue
             }
