@@ -105,6 +105,10 @@ public final class HTTPServer: @unchecked Sendable {
     public func shutdown(gracePeriod: TimeInterval = 10) {
         guard let daemon else { return }
         listenSocket = MHD_quiesce_daemon(daemon)
+        // Quiescing only takes the socket out of the workers' epoll sets, and a worker may still
+        // be about to accept; shutting the listening socket down makes the kernel refuse new
+        // connections at once. It is closed only after MHD_stop_daemon, as libmicrohttpd requires.
+        if listenSocket >= 0 { _ = Glibc.shutdown(listenSocket, Int32(SHUT_RDWR)) }
         let deadline = Date().addingTimeInterval(gracePeriod)
         while currentInFlight > 0 && Date() < deadline {
             usleep(5_000)
