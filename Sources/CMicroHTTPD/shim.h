@@ -25,7 +25,7 @@ static inline struct MHD_Daemon *hosted_mhd_start(
     MHD_RequestCompletedCallback completed, void *completed_cls)
 {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC
-                         | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+                         | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ipv6) flags |= MHD_USE_IPv6;
     uint16_t port = ipv6 ? ntohs(((const struct sockaddr_in6 *)addr)->sin6_port)
                          : ntohs(((const struct sockaddr_in *)addr)->sin_port);

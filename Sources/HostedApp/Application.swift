@@ -13,6 +13,10 @@ public struct Application: Sendable {
     public let accounts: AccountService
     public let responder: any HTTPResponder
     public let log: any ServerLog
+    let longPoll: LongPoll
+
+    /// Answers waiting long-polls at once (call when shutting down).
+    public func releaseWaiters() { longPoll.closeAll() }
 
     /// A server for this application on the configured address.
     public func makeServer() -> HTTPServer {
@@ -31,12 +35,35 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let migrator = try Migrator(dialect: database.dialect)
     if migrate { try migrator.migrate(database, clock: clock) }
     let accounts = AccountService(database: database, clock: clock, random: random)
+    let changes: any ChangeFeed = switch configuration.database {
+    case .postgres(let url): PostgresChangeFeed(url: url, database: database)
+    case .sqlite: LocalChangeFeed()
+    }
+    let longPoll = LongPoll(feed: changes)
+    let guards = APIGuards(accounts: accounts, idempotency: IdempotencyStore(database: database), clock: clock)
+    let policy = ReturnURLPolicy(devMode: configuration.devMode)
+    let workflows = WorkflowStore(database: database)
+    let returnURLs = ReturnURLStore(database: database)
+    let verifications = VerificationStore(database: database, changes: changes)
+    let files = StaticFiles(root: configuration.publicDirectory)
 
     var routes = Router.Builder()
     HealthRoutes(database: database, migrator: migrator).register(in: &routes)
     AccountRoutes(accounts: accounts).register(in: &routes)
-    AssetRoutes(files: StaticFiles(root: configuration.publicDirectory)).register(in: &routes)
+    AssetRoutes(files: files).register(in: &routes)
+    routes.add("GET", "/v1/openapi.yaml") { request, _ in
+        try files.response(for: configuration.publicDirectory.appendingPathComponent("openapi.yaml"), request: request)
+    }
+    WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
+    ReturnURLRoutes(guards: guards, store: returnURLs, policy: policy, random: random, clock: clock).register(in: &routes)
+    VerificationRoutes(
+        guards: guards,
+        service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
+                                     policy: policy, clock: clock, random: random),
+        store: verifications, rateLimits: RateLimitStore(database: database), longPoll: longPoll,
+        publicURL: configuration.publicURL, clock: clock
+    ).register(in: &routes)
 
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
-                       responder: ErrorBoundary(next: routes.build(), log: log), log: log)
+                       responder: ErrorBoundary(next: routes.build(), log: log), log: log, longPoll: longPoll)
 }

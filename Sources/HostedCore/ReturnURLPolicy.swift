@@ -97,15 +97,15 @@ public struct ReturnURLPolicy: Sendable {
         return (hostPart.lowercased(), port)
     }
 
-    /// Checks a URL given on a verification or handoff: valid, and registered.
+    /// Checks a URL given on a verification or handoff: valid, and equal to a registered one.
+    /// Returns the registered spelling, which is what redirects then use.
     public func requireRegistered(_ text: String, registered: [String], field: String = "return_url") throws(DomainError) -> Accepted {
         let accepted = try validate(text, field: field)
-        let known = registered.compactMap { try? validate($0).canonical }
-        guard known.contains(accepted.canonical) else {
+        guard let match = registered.first(where: { (try? validate($0).canonical) == accepted.canonical }) else {
             throw .invalidRequest(detail: "The return URL is not one of the account's registered return URLs.",
                                   errors: [FieldError(field: field, message: "must equal a registered return URL")],
                                   code: "return_url_not_registered")
         }
-        return accepted
+        return Accepted(url: match, canonical: accepted.canonical)
     }
 }

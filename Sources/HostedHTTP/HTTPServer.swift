@@ -100,15 +100,17 @@ public final class HTTPServer: @unchecked Sendable {
                          accessHandler, context, requestCompleted, context)
     }
 
-    /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod`), then
-    /// stops the worker threads. Idempotent.
-    public func shutdown(gracePeriod: TimeInterval = 10) {
+    /// Stops accepting connections, runs `beforeDraining`, lets in-flight requests finish (up to
+    /// `gracePeriod`), then stops the worker threads. Idempotent.
+    public func shutdown(gracePeriod: TimeInterval = 10, beforeDraining: () -> Void = {}) {
         guard let daemon else { return }
         listenSocket = MHD_quiesce_daemon(daemon)
         // Quiescing only takes the socket out of the workers' epoll sets, and a worker may still
         // be about to accept; shutting the listening socket down makes the kernel refuse new
         // connections at once. It is closed only after MHD_stop_daemon, as libmicrohttpd requires.
         if listenSocket >= 0 { _ = Glibc.shutdown(listenSocket, Int32(SHUT_RDWR)) }
+        // E.g. answer long-polls now rather than at their timeout.
+        beforeDraining()
         let deadline = Date().addingTimeInterval(gracePeriod)
         while currentInFlight > 0 && Date() < deadline {
             usleep(5_000)
@@ -150,6 +152,8 @@ public final class HTTPServer: @unchecked Sendable {
         var answered = false
         var overLimit = false
         var discarded = 0
+        /// Set (under the server's lock) when a deferred response is ready to be sent.
+        var readyResponse: Response?
 
         init(request: Request, requestID: String, bodyLimit: Int) {
             self.request = request
@@ -206,6 +210,10 @@ public final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
+        if let ready = takeReadyResponse(exchange) {
+            exchange.answered = false
+            return answer(connection, exchange, ready)
+        }
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
             uploadSize.pointee = 0  // consumed (or discarded)
@@ -264,7 +272,31 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    private func takeReadyResponse(_ exchange: Exchange) -> Response? {
+        lock.lock()
+        defer { lock.unlock() }
+        let ready = exchange.readyResponse
+        exchange.readyResponse = nil
+        return ready
+    }
+
+    /// Suspends the connection (its worker moves on) until the deferred response completes.
+    private func suspend(_ connection: OpaquePointer, _ exchange: Exchange, _ deferred: DeferredResponse) -> MHD_Result {
+        exchange.answered = true  // body chunks and repeated calls are ignored while suspended
+        MHD_suspend_connection(connection)
+        let suspended = Suspended(connection: connection, exchange: exchange)
+        deferred.start { [self] response in
+            guard suspended.claim() else { return }
+            lock.lock()
+            suspended.exchange.readyResponse = response
+            lock.unlock()
+            MHD_resume_connection(suspended.connection)
+        }
+        return MHD_Result.YES
+    }
+
     private func answer(_ connection: OpaquePointer, _ exchange: Exchange, _ response: Response) -> MHD_Result {
+        if let deferred = response.deferred { return suspend(connection, exchange, deferred) }
         exchange.answered = true
         let mhdResponse = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -290,6 +322,31 @@ public final class HTTPServer: @unchecked Sendable {
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
         adjustInFlight(-1)
+    }
+
+    /// A suspended connection waiting for its deferred response; completes at most once.
+    ///
+    /// `@unchecked Sendable`: `done` is only touched while holding `lock`; the exchange's
+    /// `readyResponse` only under the server's lock; and `MHD_resume_connection` may be called
+    /// from any thread.
+    fileprivate final class Suspended: @unchecked Sendable {
+        let connection: OpaquePointer
+        let exchange: Exchange
+        private let lock = NSLock()
+        private var done = false
+
+        init(connection: OpaquePointer, exchange: Exchange) {
+            self.connection = connection
+            self.exchange = exchange
+        }
+
+        func claim() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            if done { return false }
+            done = true
+            return true
+        }
     }
 
     /// Headers and query arguments gathered by libmicrohttpd's iterator.

@@ -43,4 +43,10 @@ extension Database {
     public func query(_ sql: String, _ parameters: SQLValue...) throws -> [Row] {
         try withConnection { try $0.query(sql, parameters) }
     }
+
+    /// Runs one statement with an array of parameters.
+    @discardableResult
+    public func query(_ sql: String, parameters: [SQLValue]) throws -> [Row] {
+        try withConnection { try $0.query(sql, parameters) }
+    }
 }

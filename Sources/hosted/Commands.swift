@@ -117,7 +117,7 @@ enum Commands {
                    + (configuration.devMode ? ", dev mode ON" : ""))
         stop.wait()
         printError("hosted: stopping; letting requests in flight finish")
-        server.shutdown(gracePeriod: 10)
+        server.shutdown(gracePeriod: 10, beforeDraining: application.releaseWaiters)
         signals.forEach { $0.cancel() }
         application.database.close()
         printError("hosted: stopped")

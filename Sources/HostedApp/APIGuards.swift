@@ -1,0 +1,64 @@
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedStorage
+
+/// Wrappers every customer-API route goes through: API-key authentication, and for POSTs the
+/// `Idempotency-Key` protocol (replay, 422 on a different body, 409 while in flight).
+struct APIGuards: Sendable {
+    let accounts: AccountService
+    let idempotency: IdempotencyStore
+    let clock: any WallClock
+
+    typealias Handler = @Sendable (Request, RequestContext, Account) throws -> Response
+
+    /// Authenticates, then runs `handler` with the key's account.
+    func authenticated(_ handler: @escaping Handler) -> RouteHandler {
+        { request, context in
+            let account = try accounts.authenticate(authorization: request.headers["Authorization"])
+            return try handler(request, context, account)
+        }
+    }
+
+    /// Authenticates, then applies the `Idempotency-Key` protocol around `handler`.
+    func idempotent(_ handler: @escaping Handler) -> RouteHandler {
+        authenticated { request, context, account in
+            guard let key = request.headers["Idempotency-Key"] else { return try handler(request, context, account) }
+            guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+                throw Problem.invalidRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                                             errors: [.init(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters")],
+                                             status: 400)
+            }
+            let hash = Digest.hex(Digest.sha256(Array("\(request.method) \(request.path)\n".utf8) + request.body))
+            switch try idempotency.claim(accountID: account.id, key: key, requestHash: hash, at: clock.now()) {
+            case .replay(let status, let contentType, let body):
+                return Response(status: status, headers: HTTPHeaders([("Content-Type", contentType), ("Idempotent-Replayed", "true")]),
+                                body: body)
+            case .inFlight:
+                throw Problem(status: 409, code: "idempotency_key_in_use", title: "Conflict",
+                              detail: "A request with this Idempotency-Key is still being processed. Retry shortly.",
+                              headers: [("Retry-After", "1")])
+            case .mismatch:
+                throw Problem(status: 422, code: "idempotency_key_reused", title: "Unprocessable Content",
+                              detail: "This Idempotency-Key was used with a different request.")
+            case .claimed:
+                let response: Response
+                do {
+                    response = try handler(request, context, account)
+                } catch {
+                    // Nothing was stored: free the key so a corrected retry can use it.
+                    try? idempotency.release(accountID: account.id, key: key)
+                    throw error
+                }
+                if (200..<300).contains(response.status) {
+                    try idempotency.complete(accountID: account.id, key: key, status: response.status,
+                                             contentType: response.headers["Content-Type"] ?? "application/json", body: response.body)
+                } else {
+                    try? idempotency.release(accountID: account.id, key: key)
+                }
+                return response
+            }
+        }
+    }
+}

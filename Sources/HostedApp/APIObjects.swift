@@ -1,0 +1,130 @@
+import Foundation
+import HostedCore
+
+/// The JSON shapes of the customer API, exactly as documented in `public/openapi.yaml`.
+enum APIObjects {
+    static func timestamp(_ date: Date?) -> String? {
+        date.map { $0.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false)) }
+    }
+
+    struct ListBody<Item: Encodable>: Encodable {
+        let object = "list"
+        let url: String
+        let has_more: Bool
+        let data: [Item]
+    }
+
+    struct WorkflowBody: Encodable {
+        let object = "workflow"
+        let key: String
+        let name: String
+        let version: Int
+        let steps: [WorkflowStep]
+        let created_at: String?
+
+        init(_ workflow: Workflow) {
+            key = workflow.key
+            name = workflow.name
+            version = workflow.version
+            steps = workflow.steps
+            created_at = timestamp(workflow.createdAt)
+        }
+    }
+
+    struct ReturnURLBody: Encodable {
+        let object = "return_url"
+        let id: String
+        let url: String
+        let created_at: String?
+    }
+
+    struct DeletedBody: Encodable {
+        let object: String
+        let id: String
+        let deleted = true
+    }
+
+    struct StepBody: Encodable {
+        let id: String
+        let type: String
+        let status: String
+        let completed_at: String?
+
+        // `completed_at: null` is part of the documented shape, so it is encoded explicitly.
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(type, forKey: .type)
+            try container.encode(status, forKey: .status)
+            try container.encode(completed_at, forKey: .completed_at)
+        }
+
+        enum CodingKeys: String, CodingKey { case id, type, status, completed_at }
+    }
+
+    struct VerificationBody: Encodable {
+        let object = "verification"
+        let id: String
+        let user_id: String
+        let workflow: String
+        let workflow_version: Int
+        let status: String
+        let journey_url: String
+        let return_url: String?
+        let mobile_last4: String
+        let steps: [StepBody]
+        let metadata: [String: String]
+        let created_at: String?
+        let updated_at: String?
+        let submitted_at: String?
+        let decided_at: String?
+        let decision: String?
+
+        init(_ v: Verification, publicURL: URL) {
+            id = v.id.rawValue
+            user_id = v.userID
+            workflow = v.workflowKey
+            workflow_version = v.workflowVersion
+            status = v.status.rawValue
+            journey_url = publicURL.absoluteString + "/j/" + v.id.rawValue
+            return_url = v.returnURL
+            mobile_last4 = v.mobileLast4
+            steps = v.steps.map {
+                StepBody(id: $0.id, type: $0.type.rawValue, status: $0.completedAt == nil ? "pending" : "completed",
+                         completed_at: timestamp($0.completedAt))
+            }
+            metadata = v.metadata
+            created_at = timestamp(v.createdAt)
+            updated_at = timestamp(v.updatedAt)
+            submitted_at = timestamp(v.submittedAt)
+            decided_at = timestamp(v.decidedAt)
+            decision = v.decision
+        }
+
+        // Null members are part of the documented shape, so they are encoded explicitly.
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(object, forKey: .object)
+            try c.encode(id, forKey: .id)
+            try c.encode(user_id, forKey: .user_id)
+            try c.encode(workflow, forKey: .workflow)
+            try c.encode(workflow_version, forKey: .workflow_version)
+            try c.encode(status, forKey: .status)
+            try c.encode(journey_url, forKey: .journey_url)
+            try c.encode(return_url, forKey: .return_url)
+            try c.encode(mobile_last4, forKey: .mobile_last4)
+            try c.encode(steps, forKey: .steps)
+            try c.encode(metadata, forKey: .metadata)
+            try c.encode(created_at, forKey: .created_at)
+            try c.encode(updated_at, forKey: .updated_at)
+            try c.encode(submitted_at, forKey: .submitted_at)
+            try c.encode(decided_at, forKey: .decided_at)
+            try c.encode(decision, forKey: .decision)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
+                 metadata, created_at, updated_at, submitted_at, decided_at, decision
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+
+/// A request's JSON object body, read field by field. Unknown fields, wrong types and NUL
+/// characters are collected as field errors; `finish()` throws them all at once (422), so
+/// nothing is stored from a bad request.
+struct JSONObject {
+    private let values: [String: Any]
+    private var errors: [FieldError] = []
+    private var known: Set<String> = []
+
+    /// Parses `body`; an empty body is an empty object. Malformed JSON is a 400 problem.
+    init(body: [UInt8]) throws {
+        guard !body.isEmpty else {
+            values = [:]
+            return
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) as? [String: Any] else {
+            throw Problem.invalidRequest("The request body must be a JSON object.", status: 400)
+        }
+        values = object
+    }
+
+    var isEmpty: Bool { values.isEmpty }
+
+    mutating func string(_ key: String, required: Bool = false) -> String? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else {
+            if required { errors.append(FieldError(field: key, message: "is required")) }
+            return nil
+        }
+        guard let text = raw as? String, !Self.isNumberOrBool(raw) else {
+            errors.append(FieldError(field: key, message: "must be a string"))
+            return nil
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            errors.append(FieldError(field: key, message: "must not contain NUL characters"))
+            return nil
+        }
+        return text
+    }
+
+    mutating func int(_ key: String) -> Int? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else { return nil }
+        guard let number = raw as? NSNumber, !Self.isBool(raw), let value = Int(exactly: number.doubleValue) else {
+            errors.append(FieldError(field: key, message: "must be an integer"))
+            return nil
+        }
+        return value
+    }
+
+    /// An object whose values are all strings.
+    mutating func stringMap(_ key: String) -> [String: String]? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else { return nil }
+        guard let object = raw as? [String: Any] else {
+            errors.append(FieldError(field: key, message: "must be an object of strings"))
+            return nil
+        }
+        var result: [String: String] = [:]
+        for (name, value) in object {
+            guard let text = value as? String, !Self.isNumberOrBool(value), !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+                errors.append(FieldError(field: "\(key).\(name)", message: "must be a string"))
+                continue
+            }
+            result[name] = text
+        }
+        return result
+    }
+
+    /// An array of objects, each decoded as `T` from its JSON.
+    mutating func objects<T: Decodable>(_ key: String, as type: T.Type) -> [T]? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else { return nil }
+        guard let array = raw as? [Any] else {
+            errors.append(FieldError(field: key, message: "must be an array"))
+            return nil
+        }
+        var result: [T] = []
+        for (index, element) in array.enumerated() {
+            guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element),
+                  let decoded = try? JSONDecoder().decode(T.self, from: data)
+            else {
+                errors.append(FieldError(field: "\(key)[\(index)]", message: "is not a valid object"))
+                continue
+            }
+            result.append(decoded)
+        }
+        return result
+    }
+
+    mutating func addError(_ field: String, _ message: String) {
+        errors.append(FieldError(field: field, message: message))
+    }
+
+    /// Throws every collected error, plus one per unknown field.
+    func finish(detail: String = "The request has invalid fields.") throws {
+        let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field") }
+        let all = errors + unknown
+        guard all.isEmpty else { throw DomainError.invalidRequest(detail: detail, errors: all) }
+    }
+
+    /// JSONSerialization gives numbers and booleans as NSNumber, which also bridges to String
+    /// on some platforms; they are never accepted where a string is expected.
+    private static func isNumberOrBool(_ value: Any) -> Bool { value is NSNumber && !(value is String) || isBool(value) }
+
+    private static func isBool(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) == "c" || type(of: value) == Bool.self
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+import HostedStorage
+
+/// `/v1/verifications`: create (idempotent per user and workflow), read (ETag, long-poll, rate
+/// limit), list, update, cancel.
+struct VerificationRoutes {
+    let guards: APIGuards
+    let service: VerificationService
+    let store: VerificationStore
+    let rateLimits: RateLimitStore
+    let longPoll: LongPoll
+    let publicURL: URL
+    let clock: any WallClock
+
+    /// Polling one verification: 1 request/s sustained, bursts of 10.
+    static let pollInterval: TimeInterval = 1
+    static let pollBurst = 10
+    static let maximumWait = 30
+
+    func register(in routes: inout Router.Builder) {
+        routes.add("POST", "/v1/verifications", guards.idempotent { request, _, account in
+            var body = try JSONObject(body: request.body)
+            let input = VerificationService.CreateInput(
+                userID: body.string("user_id", required: true), workflowKey: body.string("workflow", required: true),
+                mobile: body.string("mobile", required: true), returnURL: body.string("return_url"),
+                metadata: body.stringMap("metadata"))
+            try body.finish()
+            let (verification, created) = try service.create(accountID: account.id, input)
+            return try respond(verification, status: created ? 201 : 200)
+        })
+        routes.add("GET", "/v1/verifications", guards.authenticated { request, _, account in
+            try list(request, account)
+        })
+        routes.add("GET", "/v1/verifications/{id}", guards.authenticated { request, context, account in
+            try read(request, id: context.parameters["id"] ?? "", account)
+        })
+        routes.add("PATCH", "/v1/verifications/{id}", guards.authenticated { request, context, account in
+            let id = try Self.id(context)
+            var body = try JSONObject(body: request.body)
+            let mobile = body.string("mobile")
+            let returnURL = body.string("return_url")
+            let metadata = body.stringMap("metadata")
+            try body.finish()
+            let updated = try service.update(accountID: account.id, id: id, mobile: mobile,
+                                              returnURL: returnURL.map { .some($0) }, metadata: metadata)
+            return try respond(updated)
+        })
+        routes.add("POST", "/v1/verifications/{id}/cancel", guards.idempotent { request, context, account in
+            let body = try JSONObject(body: request.body)
+            try body.finish()
+            return try respond(try service.cancel(accountID: account.id, id: try Self.id(context)))
+        })
+    }
+
+    static func id(_ context: RequestContext) throws -> ObjectID {
+        guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? "") else {
+            throw DomainError.notFound(what: "verification")
+        }
+        return id
+    }
+
+    func respond(_ verification: Verification, status: Int = 200) throws -> Response {
+        var response = try Response.json(APIObjects.VerificationBody(verification, publicURL: publicURL), status: status)
+        response.headers.add("ETag", verification.etag)
+        response.headers.add("Cache-Control", "no-store")
+        return response
+    }
+
+    private func notModified(_ verification: Verification) -> Response {
+        Response(status: 304, headers: HTTPHeaders([("ETag", verification.etag), ("Cache-Control", "no-store")]))
+    }
+
+    /// `GET /v1/verifications/{id}[?wait=N]` with `If-None-Match`.
+    private func read(_ request: Request, id text: String, _ account: Account) throws -> Response {
+        guard let id = ObjectID(.verification, parsing: text) else { throw DomainError.notFound(what: "verification") }
+        var wait = 0
+        if let raw = request.queryValue("wait") {
+            guard let seconds = Int(raw), (0...Self.maximumWait).contains(seconds) else {
+                throw DomainError.invalidRequest(detail: "wait must be a whole number of seconds from 0 to \(Self.maximumWait).",
+                                                 errors: [FieldError(field: "wait", message: "must be 0 to \(Self.maximumWait)")])
+            }
+            wait = seconds
+        }
+        // Per account and verification, so one account cannot exhaust another's budget. A
+        // long-poll counts once, however long it waits.
+        let decision = try rateLimits.take(bucket: "poll:\(account.id.rawValue):\(id.rawValue)", at: clock.now(),
+                                           interval: Self.pollInterval, burst: Self.pollBurst)
+        guard decision.allowed else {
+            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
+                          detail: "Poll one verification at most once per second (bursts of \(Self.pollBurst)); use ?wait= to long-poll.",
+                          headers: [("Retry-After", String(decision.retryAfterSeconds))])
+        }
+        guard let current = try store.verification(accountID: account.id, id: id) else {
+            throw DomainError.notFound(what: "verification")
+        }
+        let presented = request.headers["If-None-Match"]
+        guard let presented, Self.matches(presented, current.etag) else { return try respond(current) }
+        guard wait > 0 else { return notModified(current) }
+
+        let accountID = account.id
+        let store = self.store
+        let check: @Sendable () -> Response? = {
+            // A failed re-read answers with the problem rather than leaving the poll hanging.
+            do {
+                guard let now = try store.verification(accountID: accountID, id: id) else {
+                    return Problem.notFound("No such verification.").response
+                }
+                return Self.matches(presented, now.etag) ? nil : try respond(now)
+            } catch {
+                return Problem.internalError.response
+            }
+        }
+        let timeout: @Sendable () -> Response = { check() ?? notModified(current) }
+        let seconds = wait
+        return .deferred { complete in
+            longPoll.wait(key: id.rawValue, seconds: seconds, check: check, timeout: timeout, complete: complete)
+        }
+    }
+
+    static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
+        }
+    }
+
+    /// `GET /v1/verifications?user_id=&workflow=&status=&limit=&starting_after=`
+    private func list(_ request: Request, _ account: Account) throws -> Response {
+        var errors: [FieldError] = []
+        let known: Set<String> = ["user_id", "workflow", "status", "limit", "starting_after"]
+        for parameter in request.query where !known.contains(parameter.name) {
+            errors.append(FieldError(field: parameter.name, message: "is not a known parameter"))
+        }
+        var limit = 10
+        if let raw = request.queryValue("limit") {
+            if let value = Int(raw), (1...100).contains(value) { limit = value }
+            else { errors.append(FieldError(field: "limit", message: "must be 1 to 100")) }
+        }
+        var status: VerificationStatus?
+        if let raw = request.queryValue("status") {
+            status = VerificationStatus(rawValue: raw)
+            if status == nil { errors.append(FieldError(field: "status", message: "is not a verification status")) }
+        }
+        var startingAfter: ObjectID?
+        if let raw = request.queryValue("starting_after") {
+            startingAfter = ObjectID(.verification, parsing: raw)
+            if startingAfter == nil { errors.append(FieldError(field: "starting_after", message: "must be a verification id")) }
+        }
+        guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
+        let filter = VerificationStore.Filter(userID: request.queryValue("user_id"), workflowKey: request.queryValue("workflow"),
+                                              status: status)
+        let (page, hasMore) = try store.list(accountID: account.id, filter: filter, limit: limit, startingAfter: startingAfter)
+        return try .json(APIObjects.ListBody(url: "/v1/verifications", has_more: hasMore,
+                                             data: page.map { APIObjects.VerificationBody($0, publicURL: publicURL) }))
+    }
+}

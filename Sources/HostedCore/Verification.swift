@@ -1,0 +1,118 @@
+import Foundation
+
+/// Where a verification is in its life.
+public enum VerificationStatus: String, Sendable, CaseIterable, Codable {
+    case created
+    case inProgress = "in_progress"
+    case submitted
+    case approved
+    case rejected
+    case canceled
+    case expired
+
+    /// Closed verifications accept no change; a new one may be created for the same user and workflow.
+    public var isClosed: Bool { [.approved, .rejected, .canceled, .expired].contains(self) }
+    /// Details (mobile, return URL, metadata) can change only before the user submits.
+    public var isEditable: Bool { self == .created || self == .inProgress }
+}
+
+/// One step's progress within a verification.
+public struct StepState: Equatable, Sendable, Codable {
+    public let id: String
+    public let type: StepType
+    public var completedAt: Date?
+
+    public init(id: String, type: StepType, completedAt: Date? = nil) {
+        self.id = id
+        self.type = type
+        self.completedAt = completedAt
+    }
+}
+
+/// A verification of one of the customer's users through one workflow version.
+public struct Verification: Equatable, Sendable {
+    public let id: ObjectID
+    public let accountID: ObjectID
+    public let userID: String
+    public let workflowKey: String
+    public let workflowVersion: Int
+    public var status: VerificationStatus
+    /// E.164; never returned through the API, only its last four digits.
+    public var mobile: String
+    public var returnURL: String?
+    public var metadata: [String: String]
+    public var steps: [StepState]
+    public let createdAt: Date
+    public var updatedAt: Date
+    public var submittedAt: Date?
+    public var decidedAt: Date?
+    public var decision: String?
+    /// Bumped by every change: the basis of the ETag.
+    public var revision: Int64
+
+    public init(id: ObjectID, accountID: ObjectID, userID: String, workflowKey: String, workflowVersion: Int,
+                status: VerificationStatus, mobile: String, returnURL: String?, metadata: [String: String],
+                steps: [StepState], createdAt: Date, updatedAt: Date, submittedAt: Date? = nil,
+                decidedAt: Date? = nil, decision: String? = nil, revision: Int64 = 1) {
+        self.id = id
+        self.accountID = accountID
+        self.userID = userID
+        self.workflowKey = workflowKey
+        self.workflowVersion = workflowVersion
+        self.status = status
+        self.mobile = mobile
+        self.returnURL = returnURL
+        self.metadata = metadata
+        self.steps = steps
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.submittedAt = submittedAt
+        self.decidedAt = decidedAt
+        self.decision = decision
+        self.revision = revision
+    }
+
+    public var mobileLast4: String { String(mobile.suffix(4)) }
+
+    /// A strong validator that changes whenever the verification does.
+    public var etag: String { "\"\(id.rawValue.suffix(8))-\(revision)\"" }
+}
+
+/// Rules for the fields a customer sends about a verification.
+public enum VerificationRules {
+    public static let maximumMetadataKeys = 20
+    public static let maximumMetadataKeyLength = 40
+    public static let maximumMetadataValueLength = 500
+
+    /// 1–128 characters of `[A-Za-z0-9._:@-]`.
+    public static func isValidUserID(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count) && text.utf8.allSatisfy {
+            ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39)
+                || $0 == 0x2E || $0 == 0x5F || $0 == 0x3A || $0 == 0x40 || $0 == 0x2D
+        }
+    }
+
+    /// E.164: `+`, a non-zero digit, then 7 to 14 more digits.
+    public static func isValidMobile(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 9, bytes.count <= 16, bytes[0] == 0x2B, bytes[1] >= 0x31, bytes[1] <= 0x39 else { return false }
+        return bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// Field errors for metadata, or none.
+    public static func metadataErrors(_ metadata: [String: String], field: String = "metadata") -> [FieldError] {
+        var errors: [FieldError] = []
+        if metadata.count > maximumMetadataKeys {
+            errors.append(FieldError(field: field, message: "must have at most \(maximumMetadataKeys) keys"))
+        }
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            if key.isEmpty || key.count > maximumMetadataKeyLength || key.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                errors.append(FieldError(field: "\(field).\(key)", message: "keys must be 1 to \(maximumMetadataKeyLength) printable characters"))
+            }
+            if value.count > maximumMetadataValueLength || value.unicodeScalars.contains(where: { $0.value == 0 }) {
+                errors.append(FieldError(field: "\(field).\(key)", message: "values must be at most \(maximumMetadataValueLength) characters"))
+            }
+        }
+        return errors
+    }
+}

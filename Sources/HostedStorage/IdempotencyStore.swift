@@ -1,0 +1,64 @@
+import Foundation
+import HostedCore
+
+/// `Idempotency-Key` records, per account: the first request claims the key; its response is
+/// stored for replay; the key is freed if that request fails validation or errors.
+public struct IdempotencyStore: Sendable {
+    private let database: any Database
+    /// How long a key is remembered: 24 hours.
+    public static let retention: TimeInterval = 24 * 3600
+    /// A claim whose request never finished (a crashed process) is given up after this long.
+    public static let abandonedAfter: TimeInterval = 60
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// What a claim found.
+    public enum Claim: Equatable, Sendable {
+        /// This request owns the key and must `complete` or `release` it.
+        case claimed
+        /// The same request was already answered: replay this.
+        case replay(status: Int, contentType: String, body: [UInt8])
+        /// The first request with this key is still running.
+        case inFlight
+        /// The key was used with a different request.
+        case mismatch
+    }
+
+    public func claim(accountID: ObjectID, key: String, requestHash: String, at time: Date) throws -> Claim {
+        try database.transaction { connection in
+            let now = time.unixMilliseconds
+            try connection.query("""
+                DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2
+                  AND (created_at < $3 OR (status IS NULL AND created_at < $4))
+                """, .text(accountID.rawValue), .text(key),
+                .integer(now - Int64(Self.retention * 1000)), .integer(now - Int64(Self.abandonedAfter * 1000)))
+            let inserted = try connection.query("""
+                INSERT INTO idempotency_keys (account_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (account_id, key) DO NOTHING RETURNING key
+                """, .text(accountID.rawValue), .text(key), .text(requestHash), .integer(now))
+            if !inserted.isEmpty { return .claimed }
+            guard let row = try connection.query(
+                "SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE account_id = $1 AND key = $2",
+                .text(accountID.rawValue), .text(key)).first
+            else { throw DatabaseError.serializationFailure }
+            guard try row.string("request_hash") == requestHash else { return .mismatch }
+            guard let status = try row.optionalInt("status") else { return .inFlight }
+            return .replay(status: Int(status), contentType: try row.optionalString("content_type") ?? "application/json",
+                           body: try row.blob("body"))
+        }
+    }
+
+    public func complete(accountID: ObjectID, key: String, status: Int, contentType: String, body: [UInt8]) throws {
+        try database.query(
+            "UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5 WHERE account_id = $1 AND key = $2",
+            .text(accountID.rawValue), .text(key), .integer(Int64(status)), .text(contentType), .blob(body))
+    }
+
+    /// Frees the key, so a corrected retry with the same key is processed afresh.
+    public func release(accountID: ObjectID, key: String) throws {
+        try database.query("DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2",
+                           .text(accountID.rawValue), .text(key))
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import HostedCore
+
+/// Values kept as JSON text in a column (workflow steps, step states, metadata).
+enum JSONColumn {
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from text: String, column: String) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw DatabaseError.decoding(column: column)
+        }
+    }
+}
+
+extension Row {
+    func date(_ column: String) throws -> Date { Date(unixMilliseconds: try int(column)) }
+    func optionalDate(_ column: String) throws -> Date? { try optionalInt(column).map(Date.init(unixMilliseconds:)) }
+}
+
+extension SQLValue {
+    static func date(_ date: Date?) -> SQLValue { date.map { .integer($0.unixMilliseconds) } ?? .null }
+    static func optionalText(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+}

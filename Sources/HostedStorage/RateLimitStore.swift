@@ -1,0 +1,38 @@
+import Foundation
+
+/// Rate limits kept in the database, so they hold across processes: a generic cell-rate
+/// algorithm with one "theoretical arrival time" per bucket, updated in a single statement.
+public struct RateLimitStore: Sendable {
+    private let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// The outcome of one request against a bucket.
+    public struct Decision: Equatable, Sendable {
+        public let allowed: Bool
+        /// Seconds until a request would be allowed (0 when allowed).
+        public let retryAfterSeconds: Int
+    }
+
+    /// Counts one request against `bucket`: `interval` between requests sustained, `burst` at once.
+    public func take(bucket: String, at time: Date, interval: TimeInterval, burst: Int) throws -> Decision {
+        let now = time.unixMilliseconds
+        let step = Int64(interval * 1000)
+        let tolerance = step * Int64(burst)
+        // Every SET expression reads the old row, so `allowed` and `tat` agree.
+        let next = "(CASE WHEN rate_limits.tat > CAST($2 AS BIGINT) THEN rate_limits.tat ELSE CAST($2 AS BIGINT) END + CAST($3 AS BIGINT))"
+        let rows = try database.query("""
+            INSERT INTO rate_limits (bucket, tat, allowed) VALUES ($1, CAST($2 AS BIGINT) + CAST($3 AS BIGINT), 1)
+            ON CONFLICT (bucket) DO UPDATE SET
+                tat = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN \(next) ELSE rate_limits.tat END,
+                allowed = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN 1 ELSE 0 END
+            RETURNING tat, allowed
+            """, .text(bucket), .integer(now), .integer(step), .integer(tolerance))
+        guard let row = rows.first else { throw DatabaseError.serializationFailure }
+        if try row.int("allowed") == 1 { return Decision(allowed: true, retryAfterSeconds: 0) }
+        let waitMilliseconds = try row.int("tat") + step - tolerance - now
+        return Decision(allowed: false, retryAfterSeconds: max(1, Int((waitMilliseconds + 999) / 1000)))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HostedCore
+
+/// Workflows, versioned per account and key.
+public struct WorkflowStore: Sendable {
+    private let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// Stores a new version of `key` (1 for a new key) and returns it.
+    public func createVersion(accountID: ObjectID, key: String, name: String, steps: [WorkflowStep], at time: Date) throws -> Workflow {
+        // Two concurrent posts of one key race for the same version number; the primary key
+        // refuses the loser, which simply takes the next number.
+        for _ in 0..<5 {
+            do {
+                return try database.transaction { connection in
+                    let current = try connection.query(
+                        "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = $1 AND key = $2",
+                        .text(accountID.rawValue), .text(key))
+                    let version = Int(try current.first?.int("v") ?? 0) + 1
+                    try connection.query(
+                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                        .text(accountID.rawValue), .text(key), .integer(Int64(version)), .text(name),
+                        .text(try JSONColumn.encode(steps)), .date(time))
+                    return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time)
+                }
+            } catch DatabaseError.uniqueViolation {
+                continue
+            }
+        }
+        throw DatabaseError.serializationFailure
+    }
+
+    /// The latest version of `key`, or a given version.
+    public func workflow(accountID: ObjectID, key: String, version: Int? = nil) throws -> Workflow? {
+        let rows: [Row]
+        if let version {
+            rows = try database.query(
+                "SELECT * FROM workflows WHERE account_id = $1 AND key = $2 AND version = $3",
+                .text(accountID.rawValue), .text(key), .integer(Int64(version)))
+        } else {
+            rows = try database.query(
+                "SELECT * FROM workflows WHERE account_id = $1 AND key = $2 ORDER BY version DESC LIMIT 1",
+                .text(accountID.rawValue), .text(key))
+        }
+        return try rows.first.map { try Self.workflow(from: $0, accountID: accountID) }
+    }
+
+    /// The latest version of every workflow of the account, by key.
+    public func latestWorkflows(accountID: ObjectID) throws -> [Workflow] {
+        let rows = try database.query("""
+            SELECT w.* FROM workflows w
+            WHERE w.account_id = $1
+              AND w.version = (SELECT MAX(version) FROM workflows v WHERE v.account_id = w.account_id AND v.key = w.key)
+            ORDER BY w.key
+            """, .text(accountID.rawValue))
+        return try rows.map { try Self.workflow(from: $0, accountID: accountID) }
+    }
+
+    static func workflow(from row: Row, accountID: ObjectID) throws -> Workflow {
+        Workflow(accountID: accountID, key: try row.string("key"), name: try row.string("name"),
+                 version: Int(try row.int("version")),
+                 steps: try JSONColumn.decode([WorkflowStep].self, from: try row.string("steps"), column: "steps"),
+                 createdAt: try row.date("created_at"))
+    }
+}

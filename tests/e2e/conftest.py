@@ -1,0 +1,230 @@
+"""End-to-end fixtures: one live `hosted serve --dev` per test session, on SQLite.
+
+The server binary is `.build/debug/hosted` (relative to the repository root) unless
+`HOSTED_BIN` names another one. It listens on a free loopback port, which is read from the
+`serving on http://127.0.0.1:PORT` line it prints on stderr. The fixture then creates an
+account with `hosted accounts create`, registers the return URL and the `kyc_basic` workflow
+the contract's examples use, and at the end stops the server with SIGTERM and checks that it
+exited 0 and never logged the API key.
+
+Local-only knob: `HOSTED_E2E_SCHEMA_PATH=public/openapi.yaml` loads the contract from a file
+instead of `GET /v1/openapi.yaml` (for trying the harness before the server serves it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BIN = ".build/debug/hosted"
+STARTUP_TIMEOUT = 20.0
+STOP_TIMEOUT = 20.0
+SERVING_LINE = re.compile(r"serving on http://127\.0\.0\.1:(\d+)")
+
+RETURN_URL = "https://app.example.com/kyc/done"
+WORKFLOW = {
+    "key": "kyc_basic",
+    "name": "Basic KYC",
+    "steps": [
+        {"type": "profile"},
+        {"type": "selfie"},
+        {"type": "premises_photos", "min": 2, "max": 4},
+    ],
+}
+
+
+@dataclass(frozen=True)
+class HostedServer:
+    base_url: str
+    api_key: str
+    account_id: str
+    stderr_path: Path
+    process: subprocess.Popen
+
+    @property
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"}
+
+    def log_text(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+
+def _binary() -> Path:
+    configured = os.environ.get("HOSTED_BIN", DEFAULT_BIN)
+    path = Path(configured)
+    if not path.is_absolute():
+        path = REPO_ROOT / path
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(
+            f"hosted binary not found or not executable at {path}; run `swift build` first "
+            "(or point HOSTED_BIN at a built binary)",
+            pytrace=False,
+        )
+    return path
+
+
+def _environment(workdir: Path) -> dict[str, str]:
+    # Start from the caller's environment but drop every other HOSTED_* setting (e.g. a
+    # PostgreSQL URL meant for the Swift tests), so the server sees exactly this configuration.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTED_")}
+    env["HOSTED_DATABASE_URL"] = f"sqlite:{workdir / 'hosted.sqlite'}"
+    env["HOSTED_PUBLIC_URL"] = "http://127.0.0.1:8080"
+    return env
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return "(no output)"
+    return "\n".join(text.splitlines()[-lines:]) or "(empty)"
+
+
+def _wait_for_port(process: subprocess.Popen, stderr_path: Path) -> int:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        match = SERVING_LINE.search(stderr_path.read_text(encoding="utf-8", errors="replace"))
+        if match:
+            return int(match.group(1))
+        if process.poll() is not None:
+            pytest.fail(
+                f"hosted serve exited with {process.returncode} before serving; stderr:\n"
+                + _tail(stderr_path),
+                pytrace=False,
+            )
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    pytest.fail(
+        f"hosted serve printed no 'serving on http://127.0.0.1:PORT' line within "
+        f"{STARTUP_TIMEOUT:.0f} s; stderr:\n" + _tail(stderr_path),
+        pytrace=False,
+    )
+
+
+def _create_account(binary: Path, env: dict[str, str], workdir: Path) -> dict[str, str]:
+    result = subprocess.run(
+        [str(binary), "accounts", "create", "--name", "e2e"],
+        env=env,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if result.returncode != 0:
+        pytest.fail(
+            f"`hosted accounts create` exited {result.returncode}; stderr:\n{result.stderr}",
+            pytrace=False,
+        )
+    try:
+        created = json.loads(result.stdout)
+        assert created["account_id"].startswith("acct_")
+        assert created["api_key"].startswith("sk_")
+    except (ValueError, KeyError, AssertionError):
+        pytest.fail(
+            f"`hosted accounts create` printed no {{account_id, api_key}} JSON: {result.stdout!r}",
+            pytrace=False,
+        )
+    return created
+
+
+def _seed(base_url: str, api_key: str) -> None:
+    """Registers what the contract's examples refer to, so the examples phase reaches 2xx."""
+    headers = {"Authorization": f"Bearer {api_key}"}
+    calls = [
+        ("/v1/return_urls", {"url": RETURN_URL}, (200, 201)),
+        ("/v1/workflows", WORKFLOW, (201,)),
+    ]
+    for path, body, expected in calls:
+        response = requests.post(base_url + path, json=body, headers=headers, timeout=10)
+        if response.status_code not in expected:
+            pytest.fail(
+                f"seeding POST {path} answered {response.status_code}, expected {expected}: "
+                f"{response.text[:500]}",
+                pytrace=False,
+            )
+
+
+@pytest.fixture(scope="session")
+def hosted(tmp_path_factory: pytest.TempPathFactory):
+    """A running `hosted serve --dev` with one account, its return URL and workflow."""
+    binary = _binary()
+    workdir = tmp_path_factory.mktemp("hosted")
+    env = _environment(workdir)
+    stderr_path = workdir / "serve.stderr.log"
+    stdout_path = workdir / "serve.stdout.log"
+    with open(stderr_path, "wb") as stderr, open(stdout_path, "wb") as stdout:
+        process = subprocess.Popen(
+            [str(binary), "serve", "--dev", "--listen", "127.0.0.1:0"],
+            env=env,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+        )
+    server = None
+    try:
+        port = _wait_for_port(process, stderr_path)
+        base_url = f"http://127.0.0.1:{port}"
+        created = _create_account(binary, env, workdir)
+        _seed(base_url, created["api_key"])
+        server = HostedServer(
+            base_url=base_url,
+            api_key=created["api_key"],
+            account_id=created["account_id"],
+            stderr_path=stderr_path,
+            process=process,
+        )
+        yield server
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                pytest.fail(
+                    f"hosted serve did not exit within {STOP_TIMEOUT:.0f} s of SIGTERM; stderr:\n"
+                    + _tail(stderr_path),
+                    pytrace=False,
+                )
+    # Only reached on a normal teardown: the server started and the session used it.
+    assert process.returncode == 0, (
+        f"hosted serve exited {process.returncode} after SIGTERM; stderr:\n" + _tail(stderr_path)
+    )
+    if server is not None:
+        # Checked again after exit, when every buffered log line has been written.
+        assert server.api_key not in server.log_text(), "the server log contains the API key"
+
+
+@pytest.fixture(scope="session")
+def api_schema(hosted: HostedServer):
+    """The contract as the server publishes it, set up to call that server with the key."""
+    import schemathesis
+
+    config = schemathesis.Config.from_dict(
+        {
+            "base-url": hosted.base_url,
+            "headers": hosted.auth_headers,
+            "request-timeout": 40,
+            # Keep runs reproducible and write no state into the working tree.
+            "cache": {"enabled": False},
+            "generation": {"max-examples": 30, "database": "none"},
+        }
+    )
+    local = os.environ.get("HOSTED_E2E_SCHEMA_PATH")
+    if local:
+        path = Path(local)
+        return schemathesis.openapi.from_path(path if path.is_absolute() else REPO_ROOT / path, config=config)
+    return schemathesis.openapi.from_url(f"{hosted.base_url}/v1/openapi.yaml", config=config)
