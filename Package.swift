@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters); never linked into the service.
-        .target(name: "HostedTestSupport"),
+        .target(name: "HostedTestSupport", dependencies: ["HostedCore"]),
 
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),

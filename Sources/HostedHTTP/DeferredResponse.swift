@@ -3,7 +3,7 @@
 /// from any thread) resumes the connection with that response.
 public final class DeferredResponse: Sendable {
     public typealias Completion = @Sendable (Response) -> Void
-    let start: @Sendable (@escaping Completion) -> Void
+    public let start: @Sendable (@escaping Completion) -> Void
 
     public init(start: @escaping @Sendable (@escaping Completion) -> Void) {
         self.start = start

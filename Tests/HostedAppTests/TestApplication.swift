@@ -1,24 +1,95 @@
 import Foundation
 import HostedApp
+import HostedCore
 import HostedHTTP
 import HostedStorage
+import HostedTestSupport
+import Testing
 
-/// An application on a fresh SQLite file (or, with `postgres: true`, a fresh PostgreSQL schema),
-/// answering requests in memory through the same responder the server uses.
+/// The two stores app-level tests run on. PostgreSQL cases need `HOSTED_TEST_POSTGRES_URL`
+/// (skipped without it locally; a failure when `HOSTED_REQUIRE_POSTGRES=1`, as in CI).
+enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    static var postgresURL: String? { ProcessInfo.processInfo.environment["HOSTED_TEST_POSTGRES_URL"] }
+
+    var isAvailable: Bool {
+        guard self == .postgres, Self.postgresURL == nil else { return true }
+        if ProcessInfo.processInfo.environment["HOSTED_REQUIRE_POSTGRES"] == "1" {
+            Issue.record("HOSTED_REQUIRE_POSTGRES=1 but HOSTED_TEST_POSTGRES_URL is not set")
+        }
+        return false
+    }
+}
+
+/// An empty database of one store: a new SQLite file or a new PostgreSQL schema.
+struct TestDatabaseURL {
+    let url: DatabaseURL
+    let directory: URL
+    let drop: () -> Void
+
+    init(_ store: Store) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hosted-app-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        switch store {
+        case .sqlite:
+            url = .sqlite(path: directory.appendingPathComponent("hosted.sqlite").path)
+            drop = {}
+        case .postgres:
+            let base = Store.postgresURL!
+            let schema = "app_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let admin = try PostgresDatabase(url: base, poolSize: 1)
+            try admin.query("CREATE SCHEMA \(schema)")
+            url = .postgres(url: base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)")
+            drop = {
+                _ = try? admin.query("DROP SCHEMA \(schema) CASCADE")
+                admin.close()
+            }
+        }
+    }
+
+    var environmentValue: String {
+        switch url {
+        case .sqlite(let path): "sqlite:" + path
+        case .postgres(let url): url
+        }
+    }
+
+    func remove() {
+        drop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// An application on a fresh database, answering requests in memory through the same responder
+/// the server uses.
 struct TestApplication {
     let application: Application
-    let directory: URL
+    let database: TestDatabaseURL
 
-    init(migrate: Bool = true, configure: (inout Configuration) -> Void = { _ in }) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hosted-app-\(UUID().uuidString)")
+    init(store: Store = .sqlite, migrate: Bool = true, clock: any WallClock = SystemWallClock(),
+         configure: (inout Configuration) -> Void = { _ in }) throws {
+        database = try TestDatabaseURL(store)
         var configuration = Configuration()
-        configuration.database = .sqlite(path: directory.appendingPathComponent("hosted.sqlite").path)
+        configuration.database = database.url
+        configuration.publicURL = URL(string: "https://verify.example.com")!
+        configuration.databasePoolSize = 4
         configure(&configuration)
-        application = try buildApplication(configuration: configuration, migrate: migrate)
+        application = try buildApplication(configuration: configuration, migrate: migrate, clock: clock)
     }
 
     func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> Response {
-        let request = Request(method: method, path: path, headers: HTTPHeaders(headers), body: Array(body.utf8))
+        let pathOnly = String(path.split(separator: "?", maxSplits: 1)[0])
+        let query: [(name: String, value: String)] = path.contains("?")
+            ? path.split(separator: "?", maxSplits: 1)[1].split(separator: "&").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1).map { Request.formDecode(String($0)) ?? "" }
+                return (name: parts[0], value: parts.count > 1 ? parts[1] : "")
+            }
+            : []
+        let request = Request(method: method, path: pathOnly, query: query, headers: HTTPHeaders(headers), body: Array(body.utf8))
         do {
             return try application.responder.respond(to: request, context: RequestContext(requestID: "test"))
         } catch {
@@ -33,6 +104,6 @@ struct TestApplication {
 
     func close() {
         application.database.close()
-        try? FileManager.default.removeItem(at: directory)
+        database.remove()
     }
 }

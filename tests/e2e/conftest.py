@@ -221,6 +221,17 @@ def api_schema(hosted: HostedServer):
             # Keep runs reproducible and write no state into the working tree.
             "cache": {"enabled": False},
             "generation": {"max-examples": 30, "database": "none"},
+            # Random workflow keys and URLs almost never exist, so most generated creates would
+            # stop at "unknown workflow" / "return URL not registered". Steer part of them to
+            # the seeded ones so the create path itself gets fuzzed too.
+            "dictionaries": {
+                "workflow_keys": {"values": [WORKFLOW["key"]]},
+                "return_urls": {"values": [RETURN_URL]},
+            },
+            "parameters": {
+                "body.workflow": {"dictionary": "workflow_keys", "probability": 0.7},
+                "body.return_url": {"dictionary": "return_urls", "probability": 0.5},
+            },
         }
     )
     local = os.environ.get("HOSTED_E2E_SCHEMA_PATH")
