@@ -2,7 +2,8 @@ import Foundation
 
 /// A bare TCP connection for live tests that need what a high-level client hides: holding
 /// hundreds of connections open at once, keep-alive, half-sent bodies.
-public final class RawHTTPConnection {
+/// `@unchecked Sendable`: tests hand each connection to exactly one thread at a time.
+public final class RawHTTPConnection: @unchecked Sendable {
     /// A response as read off the wire.
     public struct Response {
         public let status: Int
@@ -13,6 +14,10 @@ public final class RawHTTPConnection {
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private let socket: Int32
