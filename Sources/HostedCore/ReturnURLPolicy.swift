@@ -78,7 +78,8 @@ public struct ReturnURLPolicy: Sendable {
                 guard after.hasPrefix(":") else { return nil }
                 portPart = after.dropFirst()
             }
-            guard hostPart.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+            let literal = hostPart.dropFirst().dropLast()
+            guard literal.contains(":"), literal.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
         } else {
             if let colon = authority.lastIndex(of: ":") {
                 hostPart = authority[..<colon]

@@ -160,11 +160,13 @@ import Testing
         }
         while server.currentInFlight < 3 { usleep(1_000) }
         let stopped = DispatchSemaphore(value: 0)
+        let quiesced = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            server.shutdown(gracePeriod: 10)
+            server.shutdown(gracePeriod: 10, beforeDraining: { quiesced.signal() })
             stopped.signal()
         }
-        usleep(200_000)
+        #expect(quiesced.wait(timeout: .now() + 10) == .success)
+        usleep(100_000)
         #expect(stopped.wait(timeout: .now()) == .timedOut, "shutdown must wait for requests in flight")
         do {
             let late = try RawHTTPConnection(port: server.port, timeoutSeconds: 1).request("GET", "/hello")

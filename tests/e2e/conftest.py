@@ -19,7 +19,7 @@ import re
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -46,10 +46,11 @@ WORKFLOW = {
 @dataclass(frozen=True)
 class HostedServer:
     base_url: str
-    api_key: str
-    account_id: str
-    stderr_path: Path
-    process: subprocess.Popen
+    # Kept out of repr: pytest prints fixture values in failure reports.
+    api_key: str = field(repr=False)
+    account_id: str = ""
+    stderr_path: Path = field(default=Path(), repr=False)
+    process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
     def auth_headers(self) -> dict[str, str]:
@@ -132,7 +133,8 @@ def _create_account(binary: Path, env: dict[str, str], workdir: Path) -> dict[st
         assert created["api_key"].startswith("sk_")
     except (ValueError, KeyError, AssertionError):
         pytest.fail(
-            f"`hosted accounts create` printed no {{account_id, api_key}} JSON: {result.stdout!r}",
+            "`hosted accounts create` printed no {account_id, api_key} JSON: "
+            + repr(re.sub(r"sk_[A-Za-z0-9_-]+", "sk_[redacted]", result.stdout)),
             pytrace=False,
         )
     return created
@@ -238,4 +240,9 @@ def api_schema(hosted: HostedServer):
     if local:
         path = Path(local)
         return schemathesis.openapi.from_path(path if path.is_absolute() else REPO_ROOT / path, config=config)
-    return schemathesis.openapi.from_url(f"{hosted.base_url}/v1/openapi.yaml", config=config)
+    url = f"{hosted.base_url}/v1/openapi.yaml"
+    try:
+        return schemathesis.openapi.from_url(url, config=config)
+    except schemathesis.errors.LoaderError as error:
+        problem = str(error)
+    pytest.fail(f"could not load the contract from GET {url}: {problem}", pytrace=False)
