@@ -14,6 +14,8 @@ public struct Application: Sendable {
     public let responder: any HTTPResponder
     public let log: any ServerLog
     let longPoll: LongPoll
+    /// Every route served, as (method, pattern).
+    public let routeTable: [(method: String, pattern: String)]
 
     /// Answers waiting long-polls at once (call when shutting down).
     public func releaseWaiters() { longPoll.closeAll() }
@@ -64,6 +66,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         publicURL: configuration.publicURL, clock: clock
     ).register(in: &routes)
 
+    let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
-                       responder: ErrorBoundary(next: routes.build(), log: log), log: log, longPoll: longPoll)
+                       responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table)
 }

@@ -35,6 +35,20 @@ public struct Router: HTTPResponder {
 
     let routes: [Route]
 
+    /// Every route as (method, pattern), e.g. ("GET", "/v1/verifications/{id}"): for checking the
+    /// router against the API document.
+    public var table: [(method: String, pattern: String)] {
+        routes.map { route in
+            (route.method, "/" + route.segments.map { segment in
+                switch segment {
+                case .literal(let text): text
+                case .parameter(let name): "{\(name)}"
+                case .rest(let name): "{\(name)...}"
+                }
+            }.joined(separator: "/"))
+        }
+    }
+
     /// The result of matching a path.
     enum Match {
         case found(Route, [String: String])

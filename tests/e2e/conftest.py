@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,12 @@ import pytest
 import requests
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# Hypothesis keeps a small cache (`.hypothesis/`) in the working directory; keep it out of the
+# repository checkout.
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "hosted-e2e-hypothesis")
+)
 DEFAULT_BIN = ".build/debug/hosted"
 STARTUP_TIMEOUT = 20.0
 STOP_TIMEOUT = 20.0
