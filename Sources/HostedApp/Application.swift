@@ -63,7 +63,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                                      policy: policy, clock: clock, random: random),
         store: verifications, rateLimits: RateLimitStore(database: database), longPoll: longPoll,
-        publicURL: configuration.publicURL, clock: clock
+        publicURL: configuration.publicURL, clock: clock,
+        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst
     ).register(in: &routes)
 
     let router = routes.build()

@@ -27,6 +27,11 @@ public struct Configuration: Sendable {
     /// the binary was built from.
     public var publicDirectory: URL = Configuration.defaultPublicDirectory()
 
+    /// `HOSTED_POLL_RATE` / `--poll-rate`; default 1 request per second sustained, per verification.
+    public var pollRate: Double = 1
+    /// `HOSTED_POLL_BURST` / `--poll-burst`; default 10 requests at once, per verification.
+    public var pollBurst = 10
+
     public init() {}
 
     /// A numeric address and port to listen on, e.g. `127.0.0.1:8080` or `[::1]:8080`.
@@ -108,6 +113,12 @@ public struct Configuration: Sendable {
         case "HOSTED_THREADS":
             guard let threads = Int(value), (1...256).contains(threads) else { throw Invalid(description: "\(name) must be 1…256") }
             self.threads = threads
+        case "HOSTED_POLL_RATE":
+            guard let rate = Double(value), rate > 0, rate <= 1_000_000 else { throw Invalid(description: "\(name) must be a positive number of requests per second") }
+            pollRate = rate
+        case "HOSTED_POLL_BURST":
+            guard let burst = Int(value), (1...1_000_000).contains(burst) else { throw Invalid(description: "\(name) must be 1…1000000") }
+            pollBurst = burst
         case "HOSTED_PUBLIC_DIR":
             publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
         default:

@@ -13,10 +13,10 @@ struct VerificationRoutes {
     let longPoll: LongPoll
     let publicURL: URL
     let clock: any WallClock
+    /// Polling one verification: `pollRate` requests/s sustained, bursts of `pollBurst`.
+    let pollRate: Double
+    let pollBurst: Int
 
-    /// Polling one verification: 1 request/s sustained, bursts of 10.
-    static let pollInterval: TimeInterval = 1
-    static let pollBurst = 10
     static let maximumWait = 30
 
     func register(in routes: inout Router.Builder) {
@@ -86,10 +86,10 @@ struct VerificationRoutes {
         // Per account and verification, so one account cannot exhaust another's budget. A
         // long-poll counts once, however long it waits.
         let decision = try rateLimits.take(bucket: "poll:\(account.id.rawValue):\(id.rawValue)", at: clock.now(),
-                                           interval: Self.pollInterval, burst: Self.pollBurst)
+                                           interval: 1 / pollRate, burst: pollBurst)
         guard decision.allowed else {
             throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
-                          detail: "Poll one verification at most once per second (bursts of \(Self.pollBurst)); use ?wait= to long-poll.",
+                          detail: "Poll one verification at most \(pollRate) time(s) per second (bursts of \(pollBurst)); use ?wait= to long-poll.",
                           headers: [("Retry-After", String(decision.retryAfterSeconds))])
         }
         guard let current = try store.verification(accountID: account.id, id: id) else {

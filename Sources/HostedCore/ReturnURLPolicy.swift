@@ -78,8 +78,7 @@ public struct ReturnURLPolicy: Sendable {
                 guard after.hasPrefix(":") else { return nil }
                 portPart = after.dropFirst()
             }
-            let literal = hostPart.dropFirst().dropLast()
-            guard literal.contains(":"), literal.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+            guard isIPv6Literal(hostPart.dropFirst().dropLast()) else { return nil }
         } else {
             if let colon = authority.lastIndex(of: ":") {
                 hostPart = authority[..<colon]
@@ -96,6 +95,34 @@ public struct ReturnURLPolicy: Sendable {
             port = value
         }
         return (hostPart.lowercased(), port)
+    }
+
+    /// RFC 4291 text form: eight groups of 1–4 hex digits, one `::` standing for at least one
+    /// zero group, and optionally a dotted IPv4 address as the last two groups.
+    static func isIPv6Literal(_ text: Substring) -> Bool {
+        guard !text.isEmpty else { return false }
+        let halves = text.components(separatedBy: "::")
+        guard halves.count <= 2 else { return false }
+        func groups(_ part: String, allowIPv4Tail: Bool) -> Int? {
+            guard !part.isEmpty else { return 0 }
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            var count = 0
+            for (index, piece) in pieces.enumerated() {
+                if allowIPv4Tail, index == pieces.count - 1, piece.contains(".") {
+                    let octets = piece.split(separator: ".", omittingEmptySubsequences: false)
+                    guard octets.count == 4, octets.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 })
+                    else { return nil }
+                    count += 2
+                } else {
+                    guard (1...4).contains(piece.count), piece.allSatisfy(\.isHexDigit) else { return nil }
+                    count += 1
+                }
+            }
+            return count
+        }
+        if halves.count == 1 { return groups(halves[0], allowIPv4Tail: true) == 8 }
+        guard let head = groups(halves[0], allowIPv4Tail: false), let tail = groups(halves[1], allowIPv4Tail: true) else { return false }
+        return head + tail <= 7
     }
 
     /// Checks a URL given on a verification or handoff: valid, and equal to a registered one.

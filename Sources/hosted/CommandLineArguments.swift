@@ -12,6 +12,8 @@ struct CommandLineArguments {
         ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: two per core)"),
         ("--db-pool-size", "HOSTED_DB_POOL_SIZE", "database connections per process (default: one per worker thread)"),
         ("--public-dir", "HOSTED_PUBLIC_DIR", "directory of the web pages (default ./public)"),
+        ("--poll-rate", "HOSTED_POLL_RATE", "polls of one verification per second, sustained (default 1)"),
+        ("--poll-burst", "HOSTED_POLL_BURST", "polls of one verification allowed at once (default 10)"),
     ]
 
     var configuration: Configuration

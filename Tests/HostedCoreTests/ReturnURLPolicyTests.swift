@@ -117,6 +117,10 @@ private func registering(_ url: String, registered: [String], devMode: Bool = fa
         ReturnURLRejection("https://:443/", invalid),
         ReturnURLRejection("https://?x=1", invalid),
         ReturnURLRejection("https://[]/", invalid, "https://[]/ (empty IPv6 literal)"),
+        // Malformed IPv6 literals: browsers' URL parsers refuse these, so they are not hosts.
+        ReturnURLRejection("https://[:]/", invalid),
+        ReturnURLRejection("https://[1:2]/", invalid),
+        ReturnURLRejection("https://[1::2::3]/", invalid),
         ReturnURLRejection(":https://acme.example/", invalid),
         ReturnURLRejection("1https://acme.example/", invalid),
         // User-info.

@@ -302,85 +302,87 @@ private let oneStep = #"[{"type": "selfie"}]"#
 // MARK: - VerificationRules
 
 extension WorkflowValidationTests {
-/// Nested so that the `WorkflowValidationTests` filter runs it too.
-@Suite struct VerificationRulesTests {
-    @Test(arguments: ["a", "user_123", "USER-42", "usr:42@acme.example", "A.b_c:d@e-f", "0",
-                      String(repeating: "u", count: 128)])
-    func acceptsUserID(_ id: String) {
-        #expect(VerificationRules.isValidUserID(id))
-    }
-
-    @Test(arguments: ["", "a b", " user", "user ", String(repeating: "u", count: 129), "\u{00FC}ser", "\u{7528}\u{6237}",
-                      "user/1", "user\n", "user#1", "user+1", "user%20", "\u{0}", "user\u{00A0}1"])
-    func rejectsUserID(_ id: String) {
-        #expect(!VerificationRules.isValidUserID(id), "\(id.debugDescription)")
-    }
-
-    @Test(arguments: ["+919876543210", "+14155552671", "+12345678", "+123456789012345", "+447911123456"])
-    func acceptsE164Mobile(_ mobile: String) {
-        #expect(VerificationRules.isValidMobile(mobile))
-    }
-
-    @Test(arguments: ["919876543210", "+0123456789", "+91 98765 43210", "+1234567", "+1234567890123456",
-                      "", "+", "+9", "++919876543210", "+91-9876543210", "+919876543210 ", " +919876543210",
-                      "+91987654321a", "+\u{FF19}\u{FF11}9876543210", "00919876543210", "+91\u{0}9876543210"])
-    func rejectsMobile(_ mobile: String) {
-        #expect(!VerificationRules.isValidMobile(mobile), "\(mobile.debugDescription)")
-    }
-
-    @Test func limits() {
-        #expect(VerificationRules.maximumMetadataKeys == 20)
-        #expect(VerificationRules.maximumMetadataKeyLength == 40)
-        #expect(VerificationRules.maximumMetadataValueLength == 500)
-    }
-
-    @Test func acceptsEmptyMetadata() {
-        #expect(VerificationRules.metadataErrors([:]).isEmpty)
-    }
-
-    @Test func acceptsMetadataAtEveryLimit() {
-        var metadata: [String: String] = [:]
-        for index in 0..<20 {
-            let key = String(format: "k%02d", index) + String(repeating: "x", count: 37)
-            metadata[key] = String(repeating: "v", count: 500)
+    /// Nested so that the `WorkflowValidationTests` filter runs it too.
+    @Suite struct VerificationRulesTests {
+        @Test(arguments: ["a", "user_123", "USER-42", "usr:42@acme.example", "A.b_c:d@e-f", "0",
+                          String(repeating: "u", count: 128)])
+        func acceptsUserID(_ id: String) {
+            #expect(VerificationRules.isValidUserID(id))
         }
-        #expect(metadata.count == 20)
-        #expect(metadata.keys.allSatisfy { $0.count == 40 })
-        #expect(VerificationRules.metadataErrors(metadata).isEmpty)
-    }
 
-    @Test func rejects21Keys() {
-        let metadata = Dictionary(uniqueKeysWithValues: (0..<21).map { ("key\($0)", "v") })
-        #expect(VerificationRules.metadataErrors(metadata).map(\.field) == ["metadata"])
-    }
+        @Test(arguments: ["", "a b", " user", "user ", String(repeating: "u", count: 129), "\u{00FC}ser", "\u{7528}\u{6237}",
+                          "user/1", "user\n", "user#1", "user+1", "user%20", "\u{0}", "user\u{00A0}1"])
+        func rejectsUserID(_ id: String) {
+            #expect(!VerificationRules.isValidUserID(id), "\(id.debugDescription)")
+        }
 
-    @Test func rejectsKeyOf41Characters() {
-        let key = String(repeating: "k", count: 41)
-        #expect(VerificationRules.metadataErrors([key: "v"]).map(\.field) == ["metadata.\(key)"])
-    }
+        @Test(arguments: ["+919876543210", "+14155552671", "+12345678", "+123456789012345", "+447911123456"])
+        func acceptsE164Mobile(_ mobile: String) {
+            #expect(VerificationRules.isValidMobile(mobile))
+        }
 
-    @Test func rejectsEmptyKey() {
-        #expect(VerificationRules.metadataErrors(["": "v"]).map(\.field) == ["metadata."])
-    }
+        @Test(arguments: ["919876543210", "+0123456789", "+91 98765 43210", "+1234567", "+1234567890123456",
+                          "", "+", "+9", "++919876543210", "+91-9876543210", "+919876543210 ", " +919876543210",
+                          "+91987654321a", "+\u{FF19}\u{FF11}9876543210", "00919876543210", "+91\u{0}9876543210"])
+        func rejectsMobile(_ mobile: String) {
+            #expect(!VerificationRules.isValidMobile(mobile), "\(mobile.debugDescription)")
+        }
 
-    @Test func rejectsKeyWithControlCharacter() {
-        #expect(VerificationRules.metadataErrors(["a\nb": "v"]).count == 1)
-    }
+        @Test func limits() {
+            #expect(VerificationRules.maximumMetadataKeys == 20)
+            #expect(VerificationRules.maximumMetadataKeyLength == 40)
+            #expect(VerificationRules.maximumMetadataValueLength == 500)
+        }
 
-    @Test func rejectsValueOf501Characters() {
-        let errors = VerificationRules.metadataErrors(["order": String(repeating: "v", count: 501)])
-        #expect(errors.map(\.field) == ["metadata.order"])
-    }
+        @Test func acceptsEmptyMetadata() {
+            #expect(VerificationRules.metadataErrors([:]).isEmpty)
+        }
 
-    @Test func acceptsEmptyValue() {
-        #expect(VerificationRules.metadataErrors(["order": ""]).isEmpty)
-    }
+        @Test func acceptsMetadataAtEveryLimit() {
+            var metadata: [String: String] = [:]
+            for index in 0..<20 {
+                let key = String(format: "k%02d", index) + String(repeating: "x", count: 37)
+                metadata[key] = String(repeating: "v", count: 500)
+            }
+            #expect(metadata.count == 20)
+            #expect(metadata.keys.allSatisfy { $0.count == 40 })
+            #expect(VerificationRules.metadataErrors(metadata).isEmpty)
+        }
 
-    @Test func reportsEveryMetadataProblemUnderTheGivenField() {
-        var metadata = Dictionary(uniqueKeysWithValues: (0..<20).map { ("key\($0)", "v") })
-        metadata[String(repeating: "k", count: 41)] = String(repeating: "v", count: 501)
-        let errors = VerificationRules.metadataErrors(metadata, field: "meta")
-        #expect(errors.map(\.field) == ["meta", "meta.\(String(repeating: "k", count: 41))", "meta.\(String(repeating: "k", count: 41))"])
+        @Test func rejects21Keys() {
+            let metadata = Dictionary(uniqueKeysWithValues: (0..<21).map { ("key\($0)", "v") })
+            #expect(VerificationRules.metadataErrors(metadata).map(\.field) == ["metadata"])
+        }
+
+        @Test func rejectsKeyOf41Characters() {
+            let key = String(repeating: "k", count: 41)
+            #expect(VerificationRules.metadataErrors([key: "v"]).map(\.field) == ["metadata.\(key)"])
+        }
+
+        @Test func rejectsEmptyKey() {
+            #expect(VerificationRules.metadataErrors(["": "v"]).map(\.field) == ["metadata."])
+        }
+
+        @Test func rejectsKeyWithControlCharacter() {
+            #expect(VerificationRules.metadataErrors(["a\nb": "v"]).count == 1)
+        }
+
+        @Test func rejectsValueOf501Characters() {
+            let errors = VerificationRules.metadataErrors(["order": String(repeating: "v", count: 501)])
+            #expect(errors.map(\.field) == ["metadata.order"])
+        }
+
+        @Test func acceptsEmptyValue() {
+            #expect(VerificationRules.metadataErrors(["order": ""]).isEmpty)
+        }
+
+        @Test func reportsEveryMetadataProblemUnderTheGivenField() {
+            let longKey = String(repeating: "k", count: 41)
+            var metadata = Dictionary(uniqueKeysWithValues: (0..<20).map { ("key\($0)", "v") })
+            metadata[longKey] = String(repeating: "v", count: 501)
+            let errors = VerificationRules.metadataErrors(metadata, field: "meta")
+            // Too many keys, then the long key's two problems (key too long, value too long).
+            #expect(errors.map(\.field) == ["meta", "meta.\(longKey)", "meta.\(longKey)"])
+        }
     }
-}
 }
