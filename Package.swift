@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),
         .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
-        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "hosted", "HostedTestSupport"]),
+        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "hosted", "HostedTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

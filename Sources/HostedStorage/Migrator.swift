@@ -35,7 +35,8 @@ public struct Migrator: Sendable {
 
     /// Looked up by hand rather than through `Bundle.module`, which traps when the bundle is missing.
     static func bundledDirectory() -> URL? {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        // /proc/self/exe names the running binary whatever the working directory or argv[0].
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("Hosted_HostedStorage.resources/migrations"),
             executable.deletingLastPathComponent().appendingPathComponent("Hosted_HostedStorage.resources/migrations"),

@@ -1,6 +1,8 @@
 import Foundation
 import HostedApp
 import HostedCore
+import HostedCrypto
+import HostedStorage
 import HostedHTTP
 import HostedTestSupport
 import Testing
@@ -206,6 +208,32 @@ import Testing
                                        body: #"{"url":"https://other.example/done"}"#)
         #expect(otherReply.status == 201)
         #expect(f.post("/v1/verifications", body, headers: [("Idempotency-Key", String(repeating: "k", count: 256))]).status == 400)
+    }
+
+    @Test(arguments: Store.allCases)
+    func idempotencyKey_409_whileTheFirstIsRunning_andForgottenAfter24Hours(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let body = #"{"url":"https://app.example.com/second"}"#
+        let headers = [("Idempotency-Key", "in-flight-1")]
+        // A first request with this key that is still running: its claim is in the database.
+        let account = try f.app.application.accounts.authenticate(authorization: f.auth[0].1)
+        let hash = Digest.hex(Digest.sha256(Array("POST /v1/return_urls\n".utf8) + Array(body.utf8)))
+        let claim = try IdempotencyStore(database: f.app.application.database)
+            .claim(accountID: account.id, key: "in-flight-1", requestHash: hash, at: f.clock.now())
+        #expect(claim == .claimed)
+        let busy = f.post("/v1/return_urls", body, headers: headers)
+        #expect(busy.status == 409)
+        #expect(code(busy, f) == "idempotency_key_in_use")
+        #expect(busy.headers["Retry-After"] != nil)
+
+        let done = f.post("/v1/return_urls", body, headers: [("Idempotency-Key", "day-old")])
+        #expect(done.status == 201)
+        f.clock.advance(by: 23 * 3600)
+        #expect(f.post("/v1/return_urls", #"{"url":"https://app.example.com/third"}"#, headers: [("Idempotency-Key", "day-old")]).status == 422)
+        f.clock.advance(by: 2 * 3600)
+        #expect(f.post("/v1/return_urls", #"{"url":"https://app.example.com/third"}"#, headers: [("Idempotency-Key", "day-old")]).status == 201)
     }
 
     @Test(arguments: Store.allCases)

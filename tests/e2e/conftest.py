@@ -28,15 +28,16 @@ import requests
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
+DEFAULT_BIN = ".build/debug/hosted"
+STARTUP_TIMEOUT = 20.0
+STOP_TIMEOUT = 20.0
+SERVING_LINE = re.compile(r"serving on http://127\.0\.0\.1:(\d+)")
+
 # Hypothesis keeps a small cache (`.hypothesis/`) in the working directory; keep it out of the
 # repository checkout.
 os.environ.setdefault(
     "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "hosted-e2e-hypothesis")
 )
-DEFAULT_BIN = ".build/debug/hosted"
-STARTUP_TIMEOUT = 20.0
-STOP_TIMEOUT = 20.0
-SERVING_LINE = re.compile(r"serving on http://127\.0\.0\.1:(\d+)")
 
 RETURN_URL = "https://app.example.com/kyc/done"
 WORKFLOW = {
@@ -124,7 +125,7 @@ def _create_account(binary: Path, env: dict[str, str], workdir: Path) -> dict[st
     result = subprocess.run(
         [str(binary), "accounts", "create", "--name", "e2e"],
         env=env,
-        cwd=workdir,
+        cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=60,
@@ -170,13 +171,15 @@ def hosted(tmp_path_factory: pytest.TempPathFactory):
     binary = _binary()
     workdir = tmp_path_factory.mktemp("hosted")
     env = _environment(workdir)
+    # The server and the CLI run from the repository root, where they find `migrations/` and
+    # `public/` (the served OpenAPI document among them); all state goes to `workdir`.
     stderr_path = workdir / "serve.stderr.log"
     stdout_path = workdir / "serve.stdout.log"
     with open(stderr_path, "wb") as stderr, open(stdout_path, "wb") as stdout:
         process = subprocess.Popen(
             [str(binary), "serve", "--dev", "--listen", "127.0.0.1:0"],
             env=env,
-            cwd=workdir,
+            cwd=REPO_ROOT,
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
