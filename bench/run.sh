@@ -14,7 +14,17 @@ Builds the release binary, then benchmarks with wrk on 127.0.0.1:
   hosted GET /healthz      SQLite
   hosted GET /v1/account   SQLite, Bearer API key of a fresh account
   hosted GET /v1/account   PostgreSQL (throwaway server via scripts/with-postgres.sh)
-and reports hosted's RSS (VmRSS) after startup and after the load.
+  hosted GET /v1/verifications/{id}   PostgreSQL, one verification polled
+  hosted POST /v1/verifications       PostgreSQL, idempotent repeat of its create (200)
+  pgbench read / create    the SQL hosted runs for those two requests, straight
+                           against the same database at the same concurrency
+                           (bench/pgbench-read.sql, bench/pgbench-create.sql)
+and reports hosted's RSS (VmRSS) after startup and after the load, and how
+close each API row gets to its pgbench row.
+
+In the PostgreSQL phase hosted runs with HOSTED_POLL_RATE / HOSTED_POLL_BURST
+raised (BENCH_POLL_RATE / BENCH_POLL_BURST) so the per-verification poll limit
+still does its UPSERT on every GET but does not answer 429.
 
 Options:
   --baseline-only   only the nginx row (no build, no hosted)
@@ -25,6 +35,10 @@ Environment:
   BENCH_THREADS      wrk threads (default 2)
   BENCH_CONNECTIONS  wrk connections (default 64)
   BENCH_HOSTED_BIN   use this hosted binary instead of building .build/release/hosted
+  BENCH_POLL_RATE    HOSTED_POLL_RATE for the PostgreSQL phase (default 1000000)
+  BENCH_POLL_BURST   HOSTED_POLL_BURST for the PostgreSQL phase (default 1000000)
+  HOSTED_TEST_PG_BIN directory holding pgbench (default /usr/lib/postgresql/15/bin;
+                     set by scripts/with-postgres.sh)
 EOF
 }
 
@@ -44,6 +58,11 @@ DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-2s}
 THREADS=${BENCH_THREADS:-2}
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
+POLL_RATE=${BENCH_POLL_RATE:-1000000}
+POLL_BURST=${BENCH_POLL_BURST:-1000000}
+# The verification the PostgreSQL phase creates, polls and re-creates.
+WORKFLOW_BODY='{"key":"bench","name":"Bench","steps":[{"type":"selfie"}]}'
+VERIFICATION_BODY='{"user_id":"bench-user","workflow":"bench","mobile":"+919876543210"}'
 
 log() { echo "bench: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -111,19 +130,26 @@ wait_http() {
 
 rss() { awk '/^VmRSS:/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
 
-# bench_row NAME URL [HEADER]: checks URL answers 200, runs wrk, and appends
-# "NAME<TAB>req/s<TAB>p50<TAB>p99<TAB>errors" to the results file.
+# bench_row NAME URL [HEADER]: checks URL answers 200, then wrk_row with that header.
 bench_row() {
-    local name=$1 url=$2 header=${3:-} out
+    local name=$1 url=$2 header=${3:-}
     local hdr=()
     [[ -n "$header" ]] && hdr=(-H "$header")
     http_get "$url" ${header:+"$header"} >/dev/null || die "$name: $url does not answer 200"
+    wrk_row "$name" "$url" "${hdr[@]}"
+}
+
+# wrk_row NAME URL [WRK_ARG...]: runs wrk (untimed warm-up, then timed) with the extra
+# arguments, and appends "NAME<TAB>req/s<TAB>p50<TAB>p99<TAB>errors" to the results file.
+wrk_row() {
+    local name=$1 url=$2 out
+    shift 2
     if [[ "$WARMUP" != 0 ]]; then
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${hdr[@]}" "$url" >/dev/null
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$@" "$url" >/dev/null
     fi
     out="$WORK/wrk-$(date +%s%N).txt"
     log "wrk $name: $url (${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections)"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${hdr[@]}" "$url" | tee "$out" >&2
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" | tee "$out" >&2
     python3 - "$name" "$out" >>"$WORK/results.tsv" <<'PY'
 import re, sys
 name, path = sys.argv[1], sys.argv[2]
@@ -163,35 +189,222 @@ start_hosted() {
     log "hosted ($name) up at $HOSTED_BASE, RSS $RSS_START"
 }
 
-# create_api_key DATABASE_URL: creates an account with the CLI, prints its API key.
-create_api_key() {
+# create_account DATABASE_URL: creates an account with the CLI, prints "ACCOUNT_ID API_KEY".
+create_account() {
     HOSTED_DATABASE_URL=$1 "$HOSTED_BIN" accounts create --name bench | python3 -c '
 import json, sys
 text = sys.stdin.read()
 for candidate in [text] + text.splitlines()[::-1]:
     try:
-        print(json.loads(candidate)["api_key"])
+        created = json.loads(candidate)
+        print(created["account_id"], created["api_key"])
         break
     except (ValueError, KeyError, TypeError):
         continue
 else:
-    sys.exit("bench: no api_key in `hosted accounts create` output: " + text[:300])
+    sys.exit("bench: no account_id/api_key in the output of hosted accounts create: " + text[:300])
 '
 }
 
-# bench_hosted_account NAME DATABASE_URL: hosted on that store, /v1/account row, RSS.
+# http_json METHOD URL KEY BODY STATUS: sends the JSON BODY with the Bearer KEY, prints the
+# response body; fails unless the answer has exactly that status.
+http_json() {
+    local method=$1 url=$2 key=$3 body=$4 want=$5 out status
+    out="$WORK/curl-$(date +%s%N).json"
+    status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" \
+        -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+        --data-binary "$body" "$url") || { log "$method $url: curl failed"; return 1; }
+    if [[ $status != "$want" ]]; then
+        log "$method $url -> HTTP $status (expected $want): $(head -c 300 "$out")"
+        return 1
+    fi
+    cat "$out"
+}
+
+# json_field NAME: prints that top-level field of the JSON object on stdin.
+json_field() {
+    python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+}
+
+# bench_verifications KEY: creates the bench workflow and verification (sets
+# VERIFICATION_ID), then the GET-by-id row and the idempotent-repeat POST row.
+bench_verifications() {
+    local key=$1 created repeated
+    http_json POST "$HOSTED_BASE/v1/workflows" "$key" "$WORKFLOW_BODY" 201 >/dev/null ||
+        die "could not create the bench workflow"
+    created=$(http_json POST "$HOSTED_BASE/v1/verifications" "$key" "$VERIFICATION_BODY" 201) ||
+        die "could not create the bench verification"
+    VERIFICATION_ID=$(json_field id <<<"$created") || die "no id in the created verification"
+    [[ $VERIFICATION_ID =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected verification id: $VERIFICATION_ID"
+    repeated=$(http_json POST "$HOSTED_BASE/v1/verifications" "$key" "$VERIFICATION_BODY" 200) ||
+        die "repeating the create does not answer 200"
+    [[ $(json_field id <<<"$repeated") == "$VERIFICATION_ID" ]] ||
+        die "repeating the create returned another verification"
+
+    bench_row "$ROW_API_READ" "$HOSTED_BASE/v1/verifications/$VERIFICATION_ID" \
+        "Authorization: Bearer $key"
+    BENCH_API_KEY=$key BENCH_VERIFICATION_BODY=$VERIFICATION_BODY \
+        wrk_row "$ROW_API_CREATE" "$HOSTED_BASE/v1/verifications" \
+        -s "$REPO/bench/post-verification.lua"
+}
+
+# bench_hosted_account NAME DATABASE_URL: hosted on that store, /v1/account row (and on
+# PostgreSQL the verification rows), RSS. Sets ACCOUNT_ID and API_KEY.
 bench_hosted_account() {
-    local name=$1 db=$2 key
+    local name=$1 db=$2 created
     start_hosted "$db" "$name"
     local rss_start=$RSS_START
     if [[ $name == sqlite ]]; then
         bench_row "hosted GET /healthz" "$HOSTED_BASE/healthz"
     fi
-    key=$(create_api_key "$db") || die "could not create an account on $name"
+    created=$(create_account "$db") || die "could not create an account on $name"
+    read -r ACCOUNT_ID API_KEY <<<"$created"
+    [[ $ACCOUNT_ID =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected account id: $ACCOUNT_ID"
     bench_row "hosted GET /v1/account ($name)" "$HOSTED_BASE/v1/account" \
-        "Authorization: Bearer $key"
+        "Authorization: Bearer $API_KEY"
+    if [[ $name == postgresql ]]; then
+        bench_verifications "$API_KEY"
+    fi
     printf '%s\t%s\t%s\n' "hosted ($name)" "$rss_start" "$(rss "$HOSTED_PID")" >>"$WORK/rss.tsv"
     stop_pid "$HOSTED_PID"
+}
+
+# --- pgbench: the API's SQL without the API ------------------------------------
+ROW_API_READ="hosted GET /v1/verifications/{id} (postgresql)"
+ROW_API_CREATE="hosted POST /v1/verifications (postgresql, repeat)"
+ROW_PG_READ="pgbench read: key + rate limit + select (3 statements)"
+ROW_PG_CREATE="pgbench create: key + workflow + insert + select (4 statements)"
+
+# seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
+seconds_of() {
+    [[ $1 =~ ^([0-9]+)([smh]?)$ ]] || die "pgbench needs whole seconds; cannot convert duration '$1'"
+    case ${BASH_REMATCH[2]} in
+        m) echo $((BASH_REMATCH[1] * 60)) ;;
+        h) echo $((BASH_REMATCH[1] * 3600)) ;;
+        *) echo "${BASH_REMATCH[1]}" ;;
+    esac
+}
+
+# psql_value SQL: runs SQL on the bench database, prints the unaligned result.
+psql_value() {
+    "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -d "$HOSTED_TEST_POSTGRES_URL" -c "$1"
+}
+
+# pgbench_row NAME SCRIPT TAG [PGBENCH_ARG...]: untimed warm-up, then pgbench with SCRIPT
+# at wrk's concurrency (-c connections, -j threads) for the row duration; appends
+# "NAME<TAB>tps<TAB>p50<TAB>p99<TAB>errors<TAB>latency average" to the results file.
+# p50/p99 come from pgbench's per-transaction log; errors = failed transactions +
+# aborted clients.
+pgbench_row() {
+    local name=$1 script=$2 tag=$3 out status=0
+    shift 3
+    local args=(-c "$CONNECTIONS" -j "$THREADS" -M prepared -n -f "$script" "$@")
+    if (( WARMUP_SECONDS > 0 )); then
+        "$PGBENCH" "${args[@]}" -T "$WARMUP_SECONDS" "$HOSTED_TEST_POSTGRES_URL" \
+            >"$WORK/pgbench-$tag-warmup.out" 2>&1 ||
+            log "pgbench $name: warm-up exited with status $? (the timed run shows why)"
+    fi
+    out="$WORK/pgbench-$tag.out"
+    log "pgbench $name: $script (${PG_SECONDS}s, ${THREADS} threads, ${CONNECTIONS} clients)"
+    "$PGBENCH" "${args[@]}" -T "$PG_SECONDS" -l --log-prefix="$WORK/pgbench-$tag-log" \
+        "$HOSTED_TEST_POSTGRES_URL" >"$out" 2>&1 || status=$?
+    cat "$out" >&2
+    (( status == 0 )) || log "WARNING: pgbench $name exited with status $status (see above)"
+    python3 - "$name" "$out" "$WORK/pgbench-$tag-log" >>"$WORK/results.tsv" <<'PY'
+import glob, math, re, sys
+name, path, prefix = sys.argv[1:4]
+text = open(path).read()
+tps = re.search(r"^tps = ([\d.]+) \(without initial connection time\)", text, re.M)
+avg = re.search(r"^latency average = ([\d.]+) ms", text, re.M)
+failed = re.search(r"^number of failed transactions: (\d+)", text, re.M)
+aborted = set(re.findall(r"client (\d+) [^\n]*aborted", text))
+errors = (int(failed.group(1)) if failed else 0) + len(aborted)
+# Log lines: client_id transaction_no time_us script_no epoch_s epoch_us; the time is
+# not a number for failed transactions.
+latencies = sorted(int(f[2]) / 1000.0
+                   for log in glob.glob(glob.escape(prefix) + ".*")
+                   for f in (line.split() for line in open(log))
+                   if len(f) >= 3 and f[2].isdigit())
+def pct(p):
+    if not latencies:
+        return None
+    return latencies[max(0, math.ceil(p / 100 * len(latencies)) - 1)]
+fmt = lambda v: "?" if v is None else f"{v:.2f} ms"
+print("\t".join([name, f"{float(tps.group(1)):.0f}" if tps else "?", fmt(pct(50)), fmt(pct(99)),
+                 str(errors), fmt(float(avg.group(1))) if avg else "?"]))
+PY
+}
+
+# bench_pgbench: the SQL behind the two verification rows, straight against the database
+# (hosted stopped, its tables and rows left in place), then the API/pgbench ratios.
+bench_pgbench() {
+    local key_hash bucket now step tolerance new_id col
+    local cols=(workflow_version status mobile metadata steps revision)
+    local -A row=()
+    key_hash=$(python3 -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())' "$API_KEY")
+    bucket="poll:$ACCOUNT_ID:$VERIFICATION_ID"
+    now=$(date +%s%3N)   # pgbench has no clock function: one fixed "now" per run
+    # As RateLimitStore.take: step = Int64(1 / rate * 1000) ms, tolerance = step * burst.
+    read -r step tolerance <<<"$(python3 -c '
+import sys
+step = int(1 / float(sys.argv[1]) * 1000)
+print(step, step * int(sys.argv[2]))' "$POLL_RATE" "$POLL_BURST")"
+    [[ -n $step && -n $tolerance ]] || die "could not derive the rate-limit step"
+    # The variables must name the rows hosted itself used.
+    [[ $(psql_value "SELECT count(*) FROM rate_limits WHERE bucket = '$bucket'") == 1 ]] ||
+        die "no rate_limits row '$bucket': the bucket name differs from hosted's"
+    [[ $(psql_value "SELECT count(*) FROM api_keys WHERE secret_hash = '$key_hash' AND account_id = '$ACCOUNT_ID'") == 1 ]] ||
+        die "no api_keys row for the key's hash: the hash differs from hosted's"
+
+    pgbench_row "$ROW_PG_READ" "$REPO/bench/pgbench-read.sql" read \
+        -D "key_hash=$key_hash" -D "account_id=$ACCOUNT_ID" -D "verification_id=$VERIFICATION_ID" \
+        -D "bucket=$bucket" -D "now=$now" -D "step=$step" -D "tolerance=$tolerance"
+
+    # What hosted would insert for a repeat: the open row's values under an unused id
+    # (hosted draws a fresh id per request; the insert conflicts before storing it).
+    new_id=$(python3 -c '
+import random, sys
+prefix, _, body = sys.argv[1].partition("_")
+print(prefix + "_" + "".join(random.choice("abcdefghijklmnopqrstuvwxyz234567") for _ in body))' "$VERIFICATION_ID")
+    for col in "${cols[@]}"; do
+        row[$col]=$(psql_value "SELECT $col FROM verifications WHERE id = '$VERIFICATION_ID'") ||
+            die "cannot read $col of $VERIFICATION_ID"
+    done
+    pgbench_row "$ROW_PG_CREATE" "$REPO/bench/pgbench-create.sql" create \
+        -D "key_hash=$key_hash" -D "account_id=$ACCOUNT_ID" -D "user_id=bench-user" \
+        -D "workflow_key=bench" -D "new_id=$new_id" -D "now=$now" \
+        -D "workflow_version=${row[workflow_version]}" -D "status=${row[status]}" \
+        -D "mobile=${row[mobile]}" -D "metadata=${row[metadata]}" -D "steps=${row[steps]}" \
+        -D "revision=${row[revision]}"
+    [[ $(psql_value "SELECT count(*) FROM verifications WHERE account_id = '$ACCOUNT_ID'") == 1 ]] ||
+        log "WARNING: pgbench create stored verifications (every insert should have conflicted)"
+
+    python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_PG_READ" "$ROW_API_CREATE" "$ROW_PG_CREATE" \
+        >>"$WORK/ratios.txt" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    fields = line.rstrip("\n").split("\t")
+    rows[fields[0]] = fields
+for what, api, pg in [("read", sys.argv[2], sys.argv[3]), ("create", sys.argv[4], sys.argv[5])]:
+    try:
+        a, p = float(rows[api][1]), float(rows[pg][1])
+        print(f"API {what} / pgbench {what} = {100 * a / p:.0f}% "
+              f"({a:.0f} req/s vs {p:.0f} tps; pgbench latency average {rows[pg][5]})  ")
+    except (KeyError, IndexError, ValueError, ZeroDivisionError):
+        print(f"API {what} / pgbench {what} = ? (a row is missing or has no rate)  ")
+PY
+    {
+        echo "PostgreSQL phase: hosted ran with HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST, so the" \
+            "per-verification poll limiter still runs its UPSERT on every GET but should never reject" \
+            "(a 429 would show under errors). The POST row repeats the open verification's create (200)."
+        echo
+        echo "pgbench rows: pgbench -c $CONNECTIONS -j $THREADS -M prepared -T $PG_SECONDS, hosted stopped," \
+            "running the statements hosted runs per request (bench/pgbench-*.sql) as separate autocommit" \
+            "statements; req/s = tps (without initial connection time), p50/p99 from pgbench's" \
+            "per-transaction log, errors = failed transactions + aborted clients. pgbench holds" \
+            "$CONNECTIONS connections; hosted uses a pool of HOSTED_DB_POOL_SIZE (default 2 x cores = $((2 * $(nproc))))."
+    } >>"$WORK/notes.txt"
 }
 
 HOSTED_BIN=${BENCH_HOSTED_BIN:-$REPO/.build/release/hosted}
@@ -200,13 +413,22 @@ HOSTED_BIN=${BENCH_HOSTED_BIN:-$REPO/.build/release/hosted}
 if [[ $MODE == postgres ]]; then
     WORK=${BENCH_WORK:?BENCH_WORK must be set by the outer bench/run.sh}
     [[ -n "${HOSTED_TEST_POSTGRES_URL:-}" ]] || die "HOSTED_TEST_POSTGRES_URL not set"
+    PG_BIN=${HOSTED_TEST_PG_BIN:-/usr/lib/postgresql/15/bin}
+    PGBENCH=$PG_BIN/pgbench
+    [[ -x $PGBENCH ]] || die "pgbench not found at $PGBENCH"
+    PG_SECONDS=$(seconds_of "$DURATION")
+    WARMUP_SECONDS=$(seconds_of "$WARMUP")
+    # The poll limiter runs on every GET but never says no (see the usage).
+    export HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST
     bench_hosted_account postgresql "$HOSTED_TEST_POSTGRES_URL"
+    bench_pgbench
     exit 0
 fi
 
 # --- outer run ----------------------------------------------------------------
-bash scripts/setup-debian.sh wrk nginx-light
+bash scripts/setup-debian.sh wrk nginx-light curl
 command -v wrk >/dev/null || die "wrk not found"
+command -v curl >/dev/null || die "curl not found"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [[ -x "$NGINX" ]] || die "nginx not found"
 
@@ -224,6 +446,8 @@ export BENCH_WORK=$WORK
 chmod 755 "$WORK"   # nginx workers run as an unprivileged user
 : >"$WORK/results.tsv"
 : >"$WORK/rss.tsv"
+: >"$WORK/ratios.txt"
+: >"$WORK/notes.txt"
 
 # Static file for nginx: hosted's real /healthz body when we have hosted
 # (so both rows move the same number of bytes), else ~200 bytes of JSON.
@@ -282,6 +506,14 @@ echo
 echo "| target | req/s | p50 | p99 | errors |"
 echo "| --- | ---: | ---: | ---: | ---: |"
 awk -F'\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
+if [[ -s "$WORK/ratios.txt" ]]; then
+    echo
+    cat "$WORK/ratios.txt"
+fi
+if [[ -s "$WORK/notes.txt" ]]; then
+    echo
+    cat "$WORK/notes.txt"
+fi
 if [[ -s "$WORK/rss.tsv" ]]; then
     echo
     echo "| process | RSS after startup | RSS after load |"

@@ -17,8 +17,17 @@ public struct Application: Sendable {
     /// Every route served, as (method, pattern).
     public let routeTable: [(method: String, pattern: String)]
 
+    let changes: any ChangeFeed
+
     /// Answers waiting long-polls at once (call when shutting down).
     public func releaseWaiters() { longPoll.closeAll() }
+
+    /// Stops listening for changes and closes the store.
+    public func close() {
+        longPoll.closeAll()
+        changes.stop()
+        database.close()
+    }
 
     /// A server for this application on the configured address.
     public func makeServer() -> HTTPServer {
@@ -69,5 +78,6 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
 
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
-                       responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table)
+                       responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
+                       changes: changes)
 }

@@ -8,6 +8,8 @@ public protocol ChangeFeed: Sendable {
     /// Calls `handler` with each published key (from any process, on PostgreSQL), on a
     /// background thread. `nil` means "anything may have changed" (after a reconnect).
     func subscribe(_ handler: @escaping @Sendable (String?) -> Void)
+    /// Stops listening (releases a dedicated connection, if any).
+    func stop()
 }
 
 /// Subscribers of one process.
@@ -26,6 +28,8 @@ public final class LocalChangeFeed: ChangeFeed, @unchecked Sendable {
         handlers.append(handler)
         lock.unlock()
     }
+
+    public func stop() {}
 
     func deliver(_ key: String?) {
         lock.lock()

@@ -36,6 +36,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
         local.subscribe(handler)
     }
 
+    /// The listener thread notices within half a second and closes its connection.
     public func stop() {
         lock.lock()
         stopped = true

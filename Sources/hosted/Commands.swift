@@ -119,7 +119,7 @@ enum Commands {
         printError("hosted: stopping; letting requests in flight finish")
         server.shutdown(gracePeriod: 10, beforeDraining: application.releaseWaiters)
         signals.forEach { $0.cancel() }
-        application.database.close()
+        application.close()
         printError("hosted: stopped")
         return 0
     }
@@ -142,9 +142,9 @@ enum Commands {
         let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--name"])
         if parsed.wantsHelp || parsed.positionals.first != "create" { print(accountsHelp); return parsed.wantsHelp ? 0 : 64 }
         guard let name = parsed.options["--name"] else { throw CommandLineArguments.UsageError(description: "--name is required") }
-        let application = try buildApplication(configuration: parsed.configuration, log: StandardErrorLog())
-        defer { application.database.close() }
-        let created = try application.accounts.createAccount(name: name)
+        let (database, accounts) = try openAccounts(parsed.configuration)
+        defer { database.close() }
+        let created = try accounts.createAccount(name: name)
         try printJSON(["account_id": created.account.id.rawValue, "api_key": created.secret.value])
         return 0
     }
@@ -152,21 +152,21 @@ enum Commands {
     static func keys(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
         let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account"])
         if parsed.wantsHelp { print(keysHelp); return 0 }
-        let application = try buildApplication(configuration: parsed.configuration)
-        defer { application.database.close() }
+        let (database, accounts) = try openAccounts(parsed.configuration)
+        defer { database.close() }
         switch parsed.positionals.first {
         case "create":
             guard let text = parsed.options["--account"], let accountID = ObjectID(.account, parsing: text) else {
                 throw CommandLineArguments.UsageError(description: "--account must be an account id (acct_…)")
             }
-            let created = try application.accounts.createKey(accountID: accountID)
+            let created = try accounts.createKey(accountID: accountID)
             try printJSON(["key_id": created.key.id.rawValue, "api_key": created.secret.value])
             return 0
         case "revoke":
             guard parsed.positionals.count == 2, let keyID = ObjectID(.apiKey, parsing: parsed.positionals[1]) else {
                 throw CommandLineArguments.UsageError(description: "usage: hosted keys revoke KEY_ID (key_…)")
             }
-            guard try application.accounts.revokeKey(keyID) else {
+            guard try accounts.revokeKey(keyID) else {
                 printError("no active key \(keyID)")
                 return 65
             }
@@ -176,6 +176,18 @@ enum Commands {
             print(keysHelp)
             return 64
         }
+    }
+
+    /// The store, migrated, and the account service over it (what the account commands need).
+    static func openAccounts(_ configuration: Configuration) throws -> (any Database, AccountService) {
+        let database = try configuration.database.open(poolSize: 1)
+        do {
+            try Migrator(dialect: database.dialect).migrate(database)
+        } catch {
+            database.close()
+            throw error
+        }
+        return (database, AccountService(database: database))
     }
 
     // MARK: output

@@ -103,7 +103,7 @@ struct TestApplication {
     }
 
     func close() {
-        application.database.close()
+        application.close()
         database.remove()
     }
 }
