@@ -57,6 +57,19 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let returnURLs = ReturnURLStore(database: database)
     let verifications = VerificationStore(database: database, changes: changes)
     let files = StaticFiles(root: configuration.publicDirectory)
+    let signInStore = SignInStore(database: database)
+    let secretKey = SecretKey(configured: configuration.secretKey, settings: SettingsStore(database: database), random: random)
+    let sender: any SMSSender = if configuration.devMode {
+        OutboxSMSSender(store: signInStore, clock: clock, random: random)
+    } else if let url = configuration.smsRelayURL, let secret = configuration.smsRelaySecret {
+        RelaySMSSender(url: url, secret: secret, clock: clock)
+    } else {
+        UnconfiguredSMSSender()
+    }
+    let rateLimits = RateLimitStore(database: database)
+    let signIn = SignInService(store: signInStore, verifications: verifications, returnURLs: returnURLs, policy: policy,
+                               rateLimits: rateLimits, sender: sender, codeKey: secretKey,
+                               publicURL: configuration.publicURL, clock: clock, random: random, log: log)
 
     var routes = Router.Builder()
     HealthRoutes(database: database, migrator: migrator).register(in: &routes)
@@ -71,11 +84,15 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                                      policy: policy, clock: clock, random: random),
-        store: verifications, rateLimits: RateLimitStore(database: database), longPoll: longPoll,
+        store: verifications, rateLimits: rateLimits, longPoll: longPoll,
         publicURL: configuration.publicURL, clock: clock,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst
     ).register(in: &routes)
 
+    HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
+    JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
+                  publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies)).register(in: &routes)
+    if configuration.devMode { DevRoutes(store: signInStore).register(in: &routes) }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,

@@ -27,6 +27,10 @@ public struct Configuration: Sendable {
     /// the binary was built from.
     public var publicDirectory: URL = Configuration.defaultPublicDirectory()
 
+    /// `HOSTED_SMS_RELAY_URL`; default none (dev mode writes to the outbox instead). HTTPS only.
+    public var smsRelayURL: URL?
+    /// `HOSTED_SMS_RELAY_SECRET`: key of the HMAC signature on relay requests.
+    public var smsRelaySecret: String?
     /// `HOSTED_POLL_RATE` / `--poll-rate`; default 1 request per second sustained, per verification.
     public var pollRate: Double = 1
     /// `HOSTED_POLL_BURST` / `--poll-burst`; default 10 requests at once, per verification.
@@ -113,6 +117,14 @@ public struct Configuration: Sendable {
         case "HOSTED_THREADS":
             guard let threads = Int(value), (1...256).contains(threads) else { throw Invalid(description: "\(name) must be 1…256") }
             self.threads = threads
+        case "HOSTED_SMS_RELAY_URL":
+            guard let url = URL(string: value), url.scheme?.lowercased() == "https", url.host != nil else {
+                throw Invalid(description: "\(name) must be an https URL")
+            }
+            smsRelayURL = url
+        case "HOSTED_SMS_RELAY_SECRET":
+            guard value.utf8.count >= 16 else { throw Invalid(description: "\(name) must be at least 16 characters") }
+            smsRelaySecret = value
         case "HOSTED_POLL_RATE":
             guard let rate = Double(value), rate > 0, rate <= 1_000_000 else { throw Invalid(description: "\(name) must be a positive number of requests per second") }
             pollRate = rate

@@ -8,6 +8,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         case handoff = "hnd"
         case artifact = "art"
         case returnURL = "rurl"
+        case message = "msg"
     }
 
     public let kind: Kind

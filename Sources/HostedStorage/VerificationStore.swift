@@ -38,6 +38,12 @@ public struct VerificationStore: Sendable {
         throw DatabaseError.serializationFailure
     }
 
+    /// A verification by id alone: for the journey, where the account is not known up front.
+    public func verification(id: ObjectID) throws -> Verification? {
+        try database.query("SELECT \(Self.columns) FROM verifications WHERE id = $1", .text(id.rawValue))
+            .first.map(Self.verification(from:))
+    }
+
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
         try database.query("SELECT \(Self.columns) FROM verifications WHERE id = $1 AND account_id = $2",
                            .text(id.rawValue), .text(accountID.rawValue)).first.map(Self.verification(from:))
@@ -109,6 +115,13 @@ public struct VerificationStore: Sendable {
                 .text(try JSONColumn.encode(verification.metadata)), .text(try JSONColumn.encode(verification.steps)),
                 .date(verification.updatedAt), .date(verification.submittedAt), .date(verification.decidedAt),
                 .optionalText(verification.decision), .integer(verification.revision))
+            if verification.status.isClosed && !before.status.isClosed {
+                // Closing ends the journey at once: no handoff can be used, no session goes on.
+                try connection.query("UPDATE handoffs SET revoked_at = $2 WHERE verification_id = $1 AND revoked_at IS NULL",
+                                     .text(id.rawValue), .date(time))
+                try connection.query("UPDATE journey_sessions SET revoked_at = $2 WHERE verification_id = $1 AND revoked_at IS NULL",
+                                     .text(id.rawValue), .date(time))
+            }
             return verification
         }
         changes.publish(id.rawValue)

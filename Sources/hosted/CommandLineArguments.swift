@@ -12,6 +12,7 @@ struct CommandLineArguments {
         ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: two per core)"),
         ("--db-pool-size", "HOSTED_DB_POOL_SIZE", "database connections per process (default: one per worker thread)"),
         ("--public-dir", "HOSTED_PUBLIC_DIR", "directory of the web pages (default ./public)"),
+        ("--sms-relay-url", "HOSTED_SMS_RELAY_URL", "https endpoint that sends SMS (production; dev mode uses the outbox)"),
         ("--poll-rate", "HOSTED_POLL_RATE", "polls of one verification per second, sustained (default 1)"),
         ("--poll-burst", "HOSTED_POLL_BURST", "polls of one verification allowed at once (default 10)"),
     ]
@@ -66,5 +67,6 @@ struct CommandLineArguments {
         return (["  --dev               dev mode: SMS outbox page, DigiLocker simulator, loopback http return URLs\n"
                  + "                      env HOSTED_DEV_MODE=on"] + lines).joined(separator: "\n")
             + "\n  HOSTED_SECRET_KEY (env only): pepper for OTP hashes (default: generated into the database)"
+            + "\n  HOSTED_SMS_RELAY_SECRET (env only): HMAC key signing requests to the SMS relay"
     }
 }

@@ -18,6 +18,7 @@ enum Commands {
           accounts create --name N    create an account; prints {"account_id", "api_key"} once
           keys create --account ID    add an API key to an account (rotation without downtime)
           keys revoke KEY_ID          revoke an API key at once
+          outbox [--to NUMBER]        dev SMS outbox: messages that would have been sent, newest first
 
         Every command reads the same configuration, from HOSTED_* variables or these flags:
         \(CommandLineArguments.configurationHelp)
@@ -73,6 +74,7 @@ enum Commands {
             case "migrate": return try migrate(rest, environment)
             case "accounts": return try accounts(rest, environment)
             case "keys": return try keys(rest, environment)
+            case "outbox": return try outbox(rest, environment)
             default:
                 printError("unknown command \(command)\n\n\(overview)")
                 return 64
@@ -176,6 +178,28 @@ enum Commands {
             print(keysHelp)
             return 64
         }
+    }
+
+    static let outboxHelp = """
+        Usage: hosted outbox [--to NUMBER] [--database-url URL]
+
+        Lists the SMS messages dev mode wrote instead of sending (newest first, at most 50),
+        one JSON object per line: {"to", "body", "created_at"}. The body of a sign-in message
+        holds its 6-digit code.
+        """
+
+    static func outbox(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--to"])
+        if parsed.wantsHelp { print(outboxHelp); return 0 }
+        let database = try parsed.configuration.database.open(poolSize: 1)
+        defer { database.close() }
+        try Migrator(dialect: database.dialect).migrate(database)
+        let number = parsed.options["--to"].map { MobileNumber.normalized($0) ?? $0 }
+        for message in try SignInStore(database: database).outbox(to: number) {
+            try printJSON(["to": message.to, "body": message.body,
+                           "created_at": message.createdAt.formatted(Date.ISO8601FormatStyle())])
+        }
+        return 0
     }
 
     /// The store, migrated, and the account service over it (what the account commands need).

@@ -1,0 +1,165 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+import HostedStorage
+
+/// The end user's side: the journey page at `/j/{id}` and its API under `/j/{id}/api/…`,
+/// authenticated by a session cookie scoped to that journey's path.
+struct JourneyRoutes {
+    let signIn: SignInService
+    let files: StaticFiles
+    let publicDirectory: URL
+    let publicURL: URL
+    let trustedProxies: Set<String>
+
+    static let cookieName = "hosted_session"
+
+    /// The page's headers: no inline script, no framing, no referrer, camera for this origin only.
+    static let pageHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
+            + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Permissions-Policy", "camera=(self), microphone=(), geolocation=()"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Cache-Control", "no-store"),
+        ("Cross-Origin-Opener-Policy", "same-origin"),
+    ]
+
+    func register(in routes: inout Router.Builder) {
+        // The same page for every id, valid or not, and never a redirect: the fragment stays put.
+        routes.add("GET", "/j/{id}") { request, _ in
+            try files.response(for: publicDirectory.appendingPathComponent("journey.html"), request: request,
+                               extraHeaders: Self.pageHeaders)
+        }
+        routes.add("POST", "/j/{id}/api/session", bodyLimit: 4096) { request, context in
+            let id = try journeyID(context)
+            try requireSameOrigin(request)
+            var body = try JSONObject(body: request.body)
+            let secret = body.string("handoff", required: true)
+            try body.finish()
+            guard let token = try signIn.exchange(verificationID: id, secret: secret ?? "") else {
+                throw Self.signInRequired
+            }
+            return try signedIn(id, token)
+        }
+        routes.add("POST", "/j/{id}/api/otp", bodyLimit: 4096) { request, context in
+            let id = try journeyID(context)
+            try requireSameOrigin(request)
+            var body = try JSONObject(body: request.body)
+            let mobile = body.string("mobile", required: true)
+            try body.finish()
+            switch try signIn.requestCode(verificationID: id, mobile: mobile ?? "", clientAddress: clientAddress(request)) {
+            case .accepted:
+                return try .json(["status": "sent"], status: 202)
+            case .tryAgain:
+                throw Problem(status: 503, code: "sms_unavailable", title: "Service Unavailable",
+                              detail: "We could not send the code just now. Please try again.", headers: [("Retry-After", "5")])
+            }
+        }
+        routes.add("POST", "/j/{id}/api/otp/verify", bodyLimit: 4096) { request, context in
+            let id = try journeyID(context)
+            try requireSameOrigin(request)
+            var body = try JSONObject(body: request.body)
+            let code = body.string("code", required: true)
+            try body.finish()
+            guard let token = try signIn.verifyCode(verificationID: id, code: code ?? "") else {
+                throw Problem(status: 401, code: "code_invalid", title: "Unauthorized",
+                              detail: "That code is not right, or it has expired. Ask for a new code.")
+            }
+            return try signedIn(id, token)
+        }
+        routes.add("GET", "/j/{id}/api/state") { request, context in
+            let id = try journeyID(context)
+            guard let (session, verification) = try signIn.session(verificationID: id, token: cookie(request)) else {
+                throw Self.signInRequired
+            }
+            return try .json(JourneyState(verification, returnURL: session.returnURL ?? verification.returnURL))
+        }
+        routes.add("POST", "/j/{id}/api/signout") { request, context in
+            _ = try journeyID(context)
+            try requireSameOrigin(request)
+            try signIn.endSession(token: cookie(request))
+            return Response(status: 204, headers: HTTPHeaders([("Set-Cookie", sessionCookie(context.parameters["id"] ?? "", value: "", maxAge: 0))]))
+        }
+    }
+
+    /// Every sign-in failure looks the same.
+    static let signInRequired = Problem(status: 401, code: "signin_required", title: "Unauthorized",
+                                        detail: "Sign in with your mobile number to continue.")
+
+    private func journeyID(_ context: RequestContext) throws -> ObjectID {
+        guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? "") else { throw Self.signInRequired }
+        return id
+    }
+
+    private func signedIn(_ id: ObjectID, _ token: BearerSecret) throws -> Response {
+        var response = try Response.json(["status": "signed_in"])
+        response.headers.add("Set-Cookie", sessionCookie(id.rawValue, value: token.value, maxAge: Int(SignInService.sessionLifetime)))
+        return response
+    }
+
+    /// `HttpOnly` (no script reads it), `SameSite=Lax` set explicitly (WKWebView defaults differ;
+    /// Strict would drop it on the way back from DigiLocker), `Secure` on https, scoped to this journey.
+    func sessionCookie(_ id: String, value: String, maxAge: Int) -> String {
+        var cookie = "\(Self.cookieName)=\(value); Path=/j/\(id); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
+        if publicURL.scheme == "https" { cookie += "; Secure" }
+        return cookie
+    }
+
+    private func cookie(_ request: Request) -> String? {
+        for header in request.headers where header.name.lowercased() == "cookie" {
+            for pair in header.value.split(separator: ";") {
+                let trimmed = pair.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix(Self.cookieName + "=") { return String(trimmed.dropFirst(Self.cookieName.count + 1)) }
+            }
+        }
+        return nil
+    }
+
+    /// State-changing calls must come from the journey's own origin (CSRF).
+    private func requireSameOrigin(_ request: Request) throws {
+        let expected = Self.origin(of: publicURL)
+        guard let origin = request.headers["Origin"], origin == expected else {
+            throw Problem(status: 403, code: "origin_mismatch", title: "Forbidden",
+                          detail: "This call must come from the journey page itself.")
+        }
+    }
+
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "http"
+        let host = url.host?.lowercased() ?? ""
+        let defaultPort = scheme == "https" ? 443 : 80
+        let port = url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        return "\(scheme)://\(host)\(port)"
+    }
+
+    /// The client's address: the peer, or — only when the peer is a trusted proxy — the nearest
+    /// untrusted address in `X-Forwarded-For`.
+    func clientAddress(_ request: Request) -> String {
+        guard trustedProxies.contains(request.peerAddress), let forwarded = request.headers["X-Forwarded-For"] else {
+            return request.peerAddress
+        }
+        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.reversed().first { !trustedProxies.contains($0) } ?? request.peerAddress
+    }
+
+    /// What the journey page is told about its verification: never the mobile number.
+    struct JourneyState: Encodable {
+        let verification_id: String
+        let status: String
+        let workflow: String
+        let steps: [APIObjects.StepBody]
+        let return_url: String?
+
+        init(_ v: Verification, returnURL: String?) {
+            verification_id = v.id.rawValue
+            status = v.status.rawValue
+            workflow = v.workflowKey
+            steps = v.steps.map {
+                APIObjects.StepBody(id: $0.id, type: $0.type.rawValue, status: $0.completedAt == nil ? "pending" : "completed",
+                                    completed_at: APIObjects.timestamp($0.completedAt))
+            }
+            return_url = returnURL
+        }
+    }
+}

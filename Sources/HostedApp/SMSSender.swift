@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HostedCore
+import HostedCrypto
+import HostedStorage
+
+/// Sends a text message. A failure is reported to the user as "try again", never as a crash.
+protocol SMSSender: Sendable {
+    func send(to number: String, body: String) throws
+}
+
+/// Why a message was not sent.
+struct SMSFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Dev mode: messages go to the outbox table, shown by `hosted outbox` and `GET /dev/outbox`.
+struct OutboxSMSSender: SMSSender {
+    let store: SignInStore
+    let clock: any WallClock
+    let random: any RandomSource
+
+    func send(to number: String, body: String) throws {
+        try store.addToOutbox(id: ObjectID(.message, using: random), to: number, body: body, at: clock.now())
+    }
+}
+
+/// Production: POSTs `{"to", "body"}` as JSON to an HTTPS relay, signed with
+/// `X-Hosted-Signature: t=UNIX,v1=HEX(HMAC-SHA256(secret, "UNIX.BODY"))` so the relay can check
+/// the message is ours and fresh.
+struct RelaySMSSender: SMSSender {
+    let url: URL
+    let secret: String
+    let clock: any WallClock
+    /// How long to wait for the relay before telling the user to try again.
+    static let timeout: TimeInterval = 5
+
+    func send(to number: String, body: String) throws {
+        let payload = try JSONSerialization.data(withJSONObject: ["to": number, "body": body], options: [.sortedKeys])
+        let timestamp = String(Int(clock.now().timeIntervalSince1970))
+        let signature = Digest.hex(Digest.hmacSHA256(key: Array(secret.utf8), message: Array((timestamp + ".").utf8) + Array(payload)))
+        var request = URLRequest(url: url, timeoutInterval: Self.timeout)
+        request.httpMethod = "POST"
+        request.httpBody = payload
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("t=\(timestamp),v1=\(signature)", forHTTPHeaderField: "X-Hosted-Signature")
+        let outcome = RelayOutcome()
+        let done = DispatchSemaphore(value: 0)
+        // Called from an HTTP worker thread (never Swift's cooperative pool), which waits here.
+        URLSession.shared.dataTask(with: request) { _, response, error in
+            outcome.set(status: (response as? HTTPURLResponse)?.statusCode, failed: error != nil)
+            done.signal()
+        }.resume()
+        guard done.wait(timeout: .now() + Self.timeout + 1) == .success else { throw SMSFailure(description: "SMS relay timed out") }
+        guard let status = outcome.status, (200..<300).contains(status) else {
+            throw SMSFailure(description: "SMS relay answered \(outcome.status.map(String.init) ?? "nothing")")
+        }
+    }
+}
+
+/// The relay's answer, handed from URLSession's thread to the waiting one.
+private final class RelayOutcome: @unchecked Sendable {  // fields only under `lock`
+    private let lock = NSLock()
+    private var storedStatus: Int?
+    func set(status: Int?, failed: Bool) {
+        lock.lock()
+        storedStatus = failed ? nil : status
+        lock.unlock()
+    }
+    var status: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedStatus
+    }
+}
+
+/// Neither dev mode nor a relay: every send fails, and the page asks the user to try again.
+struct UnconfiguredSMSSender: SMSSender {
+    func send(to number: String, body: String) throws {
+        throw SMSFailure(description: "no SMS relay configured (HOSTED_SMS_RELAY_URL)")
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedStorage
+
+/// Handoffs, journey sessions and the SMS-code fallback: the rules of signing in to a journey.
+struct SignInService: Sendable {
+    let store: SignInStore
+    let verifications: VerificationStore
+    let returnURLs: ReturnURLStore
+    let policy: ReturnURLPolicy
+    let rateLimits: RateLimitStore
+    let sender: any SMSSender
+    /// Key of the HMAC over SMS codes: a bare hash of a million codes would be reversed offline.
+    let codeKey: SecretKey
+    let publicURL: URL
+    let clock: any WallClock
+    let random: any RandomSource
+    let log: any ServerLog
+
+    /// How long a journey session lasts at most (it ends sooner if the verification closes).
+    static let sessionLifetime: TimeInterval = 24 * 3600
+
+    // MARK: Handoffs
+
+    /// Mints a handoff for an open verification of the account; the URL is the only copy of its secret.
+    func mintHandoff(accountID: ObjectID, verificationID: ObjectID, returnURL: String?, expiresIn: Int?) throws -> (Handoff, url: String) {
+        let lifetime = try Handoff.lifetime(expiresIn)
+        guard let verification = try verifications.verification(accountID: accountID, id: verificationID) else {
+            throw DomainError.notFound(what: "verification")
+        }
+        guard !verification.status.isClosed else {
+            throw DomainError.conflict(detail: "The verification is \(verification.status.rawValue); no handoff can open it.",
+                                       code: "verification_closed")
+        }
+        let checkedReturnURL = try returnURL.map {
+            try policy.requireRegistered($0, registered: try returnURLs.list(accountID: accountID).map(\.url)).url
+        }
+        let now = clock.now()
+        let secret = BearerSecret(using: random)
+        let handoff = Handoff(id: ObjectID(.handoff, using: random), verificationID: verificationID, accountID: accountID,
+                              returnURL: checkedReturnURL, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+        try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value))
+        // Built from the configured public URL only, never from the request's Host.
+        let url = publicURL.absoluteString + "/j/" + verificationID.rawValue + "#handoff=" + secret.value
+        return (handoff, url)
+    }
+
+    /// Exchanges a handoff secret for a session token. nil for every kind of failure alike
+    /// (expired, used, unknown, another verification's, canceled): no oracle.
+    func exchange(verificationID: ObjectID, secret text: String) throws -> BearerSecret? {
+        guard let secret = BearerSecret(presented: text) else { return nil }
+        guard let returnURL = try store.consumeHandoff(secretHash: Digest.sha256Hex(secret.value),
+                                                       verificationID: verificationID, at: clock.now())
+        else { return nil }
+        return try startSession(verificationID: verificationID, returnURL: returnURL)
+    }
+
+    // MARK: SMS codes
+
+    /// What the page is told after asking for a code: always the same whether or not the number
+    /// matched (no enumeration).
+    enum CodeRequest: Equatable {
+        case accepted
+        case tryAgain
+    }
+
+    /// Limits on sending codes, counted before the number is compared so they answer alike.
+    static let sendLimits: [(name: String, interval: TimeInterval, burst: Int)] = [
+        ("otp-cooldown", OneTimeCode.resendCooldown, 1),  // one code per 30 s per verification
+        ("otp-verification", 720, 5),                      // 5 an hour per verification
+        ("otp-number", 720, 5),                            // 5 an hour per number
+        ("otp-ip", 180, 20),                               // 20 an hour per client address
+    ]
+
+    /// Sends a code to `mobile` if it is the verification's number.
+    func requestCode(verificationID: ObjectID, mobile text: String, clientAddress: String) throws -> CodeRequest {
+        guard let mobile = MobileNumber.normalized(text) else {
+            throw DomainError.invalidRequest(detail: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
+                                             errors: [FieldError(field: "mobile", message: "must be a number with its country code")])
+        }
+        let now = clock.now()
+        let keys = [verificationID.rawValue, verificationID.rawValue, mobile, clientAddress]
+        for (limit, key) in zip(Self.sendLimits, keys) {
+            let decision = try rateLimits.take(bucket: "\(limit.name):\(key)", at: now, interval: limit.interval, burst: limit.burst)
+            guard decision.allowed else {
+                throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
+                              detail: "Please wait before asking for another code.",
+                              headers: [("Retry-After", String(decision.retryAfterSeconds))])
+            }
+        }
+        guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed,
+              Digest.constantTimeEquals(Array(verification.mobile.utf8), Array(mobile.utf8))
+        else { return .accepted }
+        let code = OneTimeCode(using: random)
+        try store.replaceCode(verificationID: verificationID, codeHMAC: try hmac(code, verificationID),
+                              at: now, expiresAt: now.addingTimeInterval(OneTimeCode.lifetime))
+        do {
+            try sender.send(to: mobile, body: "\(code.digits) is your verification code. It expires in 10 minutes. Never share it.")
+        } catch {
+            log.error("SMS send failed for \(verificationID): \(error)", requestID: nil)
+            return .tryAgain
+        }
+        return .accepted
+    }
+
+    /// Checks a code; a session token when it is right, nil otherwise (wrong, expired, used,
+    /// or out of tries — all alike).
+    func verifyCode(verificationID: ObjectID, code text: String) throws -> BearerSecret? {
+        guard let code = OneTimeCode(presented: text) else { return nil }
+        let check = try store.checkCode(verificationID: verificationID, codeHMAC: try hmac(code, verificationID),
+                                        maximumAttempts: OneTimeCode.maximumAttempts, at: clock.now())
+        guard check == .accepted else { return nil }
+        return try startSession(verificationID: verificationID, returnURL: nil)
+    }
+
+    /// Bound to the verification, so a code cannot be replayed on another one.
+    private func hmac(_ code: OneTimeCode, _ verificationID: ObjectID) throws -> String {
+        Digest.hex(Digest.hmacSHA256(key: try codeKey.bytes(), message: Array("\(verificationID.rawValue):\(code.digits)".utf8)))
+    }
+
+    // MARK: Sessions
+
+    /// A fresh session token at every sign-in; the first sign-in moves the verification to `in_progress`.
+    private func startSession(verificationID: ObjectID, returnURL: String?) throws -> BearerSecret? {
+        guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else { return nil }
+        let now = clock.now()
+        let token = BearerSecret(using: random)
+        try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: returnURL,
+                                at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime))
+        if verification.status == .created {
+            _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current in
+                if current.status == .created { current.status = .inProgress }
+            }
+        }
+        return token
+    }
+
+    /// The live session behind a cookie token, for an open verification.
+    func session(verificationID: ObjectID, token text: String?) throws -> (SignInStore.Session, Verification)? {
+        guard let text, let token = BearerSecret(presented: text),
+              let session = try store.session(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, at: clock.now()),
+              let verification = try verifications.verification(id: verificationID)
+        else { return nil }
+        return (session, verification)
+    }
+
+    func endSession(token text: String?) throws {
+        guard let text, let token = BearerSecret(presented: text) else { return }
+        try store.endSession(tokenHash: Digest.sha256Hex(token.value), at: clock.now())
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import HostedCore
+
+/// Handoffs, journey sessions and SMS codes. Every single-use or counted rule is one atomic
+/// statement, so it holds under any number of concurrent requests and processes.
+public struct SignInStore: Sendable {
+    private let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    // MARK: Handoffs
+
+    public func insertHandoff(_ handoff: Handoff, secretHash: String) throws {
+        try database.query("""
+            INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, .text(handoff.id.rawValue), .text(handoff.verificationID.rawValue), .text(handoff.accountID.rawValue),
+            .text(secretHash), .optionalText(handoff.returnURL), .date(handoff.createdAt), .date(handoff.expiresAt))
+    }
+
+    /// Consumes the handoff with this secret hash for this verification, if it is unused,
+    /// unrevoked and unexpired: exactly one concurrent caller gets its return URL back (as
+    /// `.some`), everyone else nil.
+    public func consumeHandoff(secretHash: String, verificationID: ObjectID, at time: Date) throws -> String?? {
+        let rows = try database.query("""
+            UPDATE handoffs SET used_at = $3
+            WHERE secret_hash = $1 AND verification_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $3
+            RETURNING return_url
+            """, .text(secretHash), .text(verificationID.rawValue), .date(time))
+        guard let row = rows.first else { return nil }
+        return .some(try row.optionalString("return_url"))
+    }
+
+    // MARK: Sessions
+
+    public func insertSession(tokenHash: String, verificationID: ObjectID, returnURL: String?, at time: Date, expiresAt: Date) throws {
+        try database.query("""
+            INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5)
+            """, .text(tokenHash), .text(verificationID.rawValue), .optionalText(returnURL), .date(time), .date(expiresAt))
+    }
+
+    /// A live session: its verification and the visit's return URL.
+    public struct Session: Equatable, Sendable {
+        public let verificationID: ObjectID
+        public let returnURL: String?
+    }
+
+    public func session(tokenHash: String, verificationID: ObjectID, at time: Date) throws -> Session? {
+        let rows = try database.query("""
+            SELECT return_url FROM journey_sessions
+            WHERE token_hash = $1 AND verification_id = $2 AND revoked_at IS NULL AND expires_at > $3
+            """, .text(tokenHash), .text(verificationID.rawValue), .date(time))
+        guard let row = rows.first else { return nil }
+        return Session(verificationID: verificationID, returnURL: try row.optionalString("return_url"))
+    }
+
+    public func endSession(tokenHash: String, at time: Date) throws {
+        try database.query("UPDATE journey_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL",
+                           .text(tokenHash), .date(time))
+    }
+
+    // MARK: SMS codes
+
+    /// Stores a new code for the verification, replacing any earlier one.
+    public func replaceCode(verificationID: ObjectID, codeHMAC: String, at time: Date, expiresAt: Date) throws {
+        try database.query("""
+            INSERT INTO otp_codes (verification_id, code_hmac, created_at, expires_at, attempts) VALUES ($1, $2, $3, $4, 0)
+            ON CONFLICT (verification_id) DO UPDATE SET code_hmac = $2, created_at = $3, expires_at = $4, attempts = 0, used_at = NULL
+            """, .text(verificationID.rawValue), .text(codeHMAC), .date(time), .date(expiresAt))
+    }
+
+    /// The outcome of presenting a code.
+    public enum CodeCheck: Equatable, Sendable {
+        case accepted
+        case rejected
+    }
+
+    /// Counts one try atomically — a burst of parallel guesses cannot get past the cap — then
+    /// accepts only the right, unexpired, unused code within the allowed tries, marking it used
+    /// in the same statement so it works once.
+    public func checkCode(verificationID: ObjectID, codeHMAC: String, maximumAttempts: Int, at time: Date) throws -> CodeCheck {
+        let counted = try database.query("""
+            UPDATE otp_codes SET attempts = attempts + 1
+            WHERE verification_id = $1 AND attempts < $2 AND used_at IS NULL AND expires_at > $3
+            RETURNING attempts
+            """, .text(verificationID.rawValue), .integer(Int64(maximumAttempts)), .date(time))
+        guard !counted.isEmpty else { return .rejected }
+        let used = try database.query("""
+            UPDATE otp_codes SET used_at = $3
+            WHERE verification_id = $1 AND code_hmac = $2 AND used_at IS NULL AND attempts <= $4
+            RETURNING verification_id
+            """, .text(verificationID.rawValue), .text(codeHMAC), .date(time), .integer(Int64(maximumAttempts)))
+        return used.isEmpty ? .rejected : .accepted
+    }
+
+    // MARK: Outbox (dev mode)
+
+    public func addToOutbox(id: ObjectID, to number: String, body: String, at time: Date) throws {
+        try database.query("INSERT INTO sms_outbox (id, to_number, body, created_at) VALUES ($1, $2, $3, $4)",
+                           .text(id.rawValue), .text(number), .text(body), .date(time))
+    }
+
+    /// A message in the dev outbox.
+    public struct OutboxMessage: Equatable, Sendable {
+        public let to: String
+        public let body: String
+        public let createdAt: Date
+    }
+
+    /// Newest first, optionally for one number.
+    public func outbox(to number: String?, limit: Int = 50) throws -> [OutboxMessage] {
+        try database.query("""
+            SELECT to_number, body, created_at FROM sms_outbox WHERE ($1 = '' OR to_number = $1)
+            ORDER BY created_at DESC, id DESC LIMIT $2
+            """, .text(number ?? ""), .integer(Int64(limit))).map {
+            OutboxMessage(to: try $0.string("to_number"), body: try $0.string("body"), createdAt: try $0.date("created_at"))
+        }
+    }
+}
