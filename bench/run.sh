@@ -141,7 +141,10 @@ bench_row() {
     local name=$1 url=$2 header=${3:-}
     local hdr=()
     [[ -n "$header" ]] && hdr=(-H "$header")
-    http_get "$url" ${header:+"$header"} >/dev/null || die "$name: $url does not answer 200"
+    if ! http_get "$url" ${header:+"$header"} >/dev/null; then
+        hosted_post_mortem
+        die "$name: $url does not answer 200"
+    fi
     wrk_row "$name" "$url" "${hdr[@]}"
 }
 
@@ -177,13 +180,32 @@ print("\t".join([name, f"{float(rps.group(1)):.0f}" if rps else "?",
 PY
 }
 
+# hosted_post_mortem: when hosted has exited, logs its exit status and the end of its
+# log without the 2xx/3xx access lines (the work dir is deleted on exit).
+hosted_post_mortem() {
+    local pid=${HOSTED_PID:-} state status=0 how=""
+    [[ -n $pid ]] || return 0
+    state=$(awk '/^State:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+    if [[ -z $state || $state == Z ]]; then
+        wait "$pid" 2>/dev/null || status=$?
+        if (( status > 128 )); then how=" (signal $((status - 128)))"; fi
+        log "hosted (pid $pid) has exited with status $status$how"
+    fi
+    if [[ -f ${HOSTED_LOG:-} ]]; then
+        log "end of $HOSTED_LOG without 2xx/3xx access lines:"
+        grep -v '"status":[23][0-9][0-9]' "$HOSTED_LOG" | tail -n 20 >&2 || true
+        log "last line: $(tail -n 1 "$HOSTED_LOG")"
+    fi
+}
+
 # start_hosted DATABASE_URL NAME: starts `hosted serve`; sets HOSTED_PID, HOSTED_BASE.
 start_hosted() {
     local db=$1 name=$2 port
     port=$(free_port)
     HOSTED_BASE="http://127.0.0.1:$port"
+    HOSTED_LOG="$WORK/hosted-$name.log"
     HOSTED_DATABASE_URL=$db HOSTED_LISTEN="127.0.0.1:$port" \
-        "$HOSTED_BIN" serve >"$WORK/hosted-$name.log" 2>&1 &
+        "$HOSTED_BIN" serve >"$HOSTED_LOG" 2>&1 &
     HOSTED_PID=$!
     PIDS+=("$HOSTED_PID")
     if ! (wait_http "$HOSTED_BASE/healthz" "$HOSTED_PID" "hosted ($name)"); then
@@ -309,13 +331,13 @@ pgbench_row() {
     if (( WARMUP_SECONDS > 0 )); then
         "$PGBENCH" "${args[@]}" -T "$WARMUP_SECONDS" "$HOSTED_TEST_POSTGRES_URL" \
             >"$WORK/pgbench-$tag-warmup.out" 2>&1 ||
-            log "pgbench $name: warm-up exited with status $? (the timed run shows why)"
+            log "$name: warm-up exited with status $? (the timed run shows why)"
     fi
     out="$WORK/pgbench-$tag.out"
-    log "pgbench $name: $script (${PG_SECONDS}s, ${THREADS} threads, ${CONNECTIONS} clients)"
+    log "$name: $script (${PG_SECONDS}s, ${THREADS} threads, ${CONNECTIONS} clients)"
     "$PGBENCH" "${args[@]}" -T "$PG_SECONDS" "$HOSTED_TEST_POSTGRES_URL" >"$out" 2>&1 || status=$?
     cat "$out" >&2
-    (( status == 0 )) || log "WARNING: pgbench $name exited with status $status (see above)"
+    (( status == 0 )) || log "WARNING: $name exited with status $status (see above)"
     python3 - "$name" "$out" >>"$WORK/results.tsv" <<'PY'
 import re, sys
 name, path = sys.argv[1:3]

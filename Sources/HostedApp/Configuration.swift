@@ -126,7 +126,9 @@ public struct Configuration: Sendable {
             guard value.utf8.count >= 16 else { throw Invalid(description: "\(name) must be at least 16 characters") }
             smsRelaySecret = value
         case "HOSTED_POLL_RATE":
-            guard let rate = Double(value), rate > 0, rate <= 1_000_000 else { throw Invalid(description: "\(name) must be a positive number of requests per second") }
+            guard let rate = Double(value), rate > 0, rate <= 1000 else {
+                throw Invalid(description: "\(name) must be more than 0 and at most 1000 requests per second")
+            }
             pollRate = rate
         case "HOSTED_POLL_BURST":
             guard let burst = Int(value), (1...1_000_000).contains(burst) else { throw Invalid(description: "\(name) must be 1…1000000") }

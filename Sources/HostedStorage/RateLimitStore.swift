@@ -19,7 +19,9 @@ public struct RateLimitStore: Sendable {
     /// Counts one request against `bucket`: `interval` between requests sustained, `burst` at once.
     public func take(bucket: String, at time: Date, interval: TimeInterval, burst: Int) throws -> Decision {
         let now = time.unixMilliseconds
-        let step = Int64(interval * 1000)
+        // Whole milliseconds, rounded up: a sub-millisecond interval must not become 0 (no limit
+        // at all, and no tolerance either).
+        let step = max(1, Int64((interval * 1000).rounded(.up)))
         let tolerance = step * Int64(burst)
         // Every SET expression reads the old row, so `allowed` and `tat` agree.
         let next = "(CASE WHEN rate_limits.tat > CAST($2 AS BIGINT) THEN rate_limits.tat ELSE CAST($2 AS BIGINT) END + CAST($3 AS BIGINT))"

@@ -13,11 +13,13 @@ import Testing
         let servers: [ServerProcess]
         let key: String
 
-        init() throws {
+        init(devMode: Bool = false) throws {
             let database = try TestDatabaseURL(.postgres)
             self.database = database
             let environment = ["HOSTED_DATABASE_URL": database.environmentValue]
-            let servers = try (0..<2).map { _ in try ServerProcess(environment: environment, logDirectory: database.directory) }
+            let servers = try (0..<2).map { _ in
+                try ServerProcess(environment: environment, arguments: devMode ? ["--dev"] : [], logDirectory: database.directory)
+            }
             self.servers = servers
             let created = try HostedBinary.run(["accounts", "create", "--name", "Race"], environment: environment)
             let object = try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String]
@@ -40,19 +42,12 @@ import Testing
         guard Store.postgres.isAvailable else { return }
         let pair = try Pair()
         defer { pair.stop() }
-        let body = Array(#"{"user_id":"racer","workflow":"kyc","mobile":"+919876543210"}"#.utf8)
-        // Connect everything first, then fire all requests at once.
-        let connections = try (0..<50).map { index in try RawHTTPConnection(port: pair.servers[index % 2].port) }
+        let responses = try burstResponses(pair, count: 50, path: "/v1/verifications",
+                                           body: #"{"user_id":"racer","workflow":"kyc","mobile":"+919876543210"}"#, headers: pair.auth)
         let results = Results()
-        let auth = pair.auth
-        DispatchQueue.concurrentPerform(iterations: 50) { index in
-            do {
-                let response = try connections[index].request("POST", "/v1/verifications", headers: auth, body: body)
-                let id = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String
-                results.add(status: response.status, id: id)
-            } catch {
-                results.add(status: -1, id: nil)
-            }
+        for response in responses {
+            let id = response.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any] }?["id"] as? String
+            results.add(status: response?.status ?? -1, id: id)
         }
         #expect(results.statuses.count == 50)
         #expect(results.statuses.filter { $0 == 201 }.count == 1)
@@ -100,6 +95,70 @@ import Testing
         // At most the burst (plus what a second of refill allows) gets through, whichever process answers.
         #expect(statuses.filter { $0 == 200 }.count <= 11)
         #expect(statuses.contains(429))
+    }
+}
+
+extension MultiProcessLiveTests {
+    /// Creates a verification through the first server and returns its id.
+    func verification(_ pair: Pair, user: String) throws -> String {
+        let created = try RawHTTPConnection(port: pair.servers[0].port).request(
+            "POST", "/v1/verifications", headers: pair.auth,
+            body: Array(#"{"user_id":"\#(user)","workflow":"kyc","mobile":"+919876543210"}"#.utf8))
+        return try #require((try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["id"] as? String)
+    }
+
+    /// Puts `count` identical journey POSTs in flight at once, alternating between the two
+    /// servers (every request is written before any answer is read), and returns the statuses.
+    func burst(_ pair: Pair, count: Int, path: String, body: String, headers: [String: String] = [:]) throws -> [Int] {
+        try burstResponses(pair, count: count, path: path, body: body, headers: headers).map { $0?.status ?? -1 }
+    }
+
+    func burstResponses(_ pair: Pair, count: Int, path: String, body: String,
+                        headers: [String: String] = [:]) throws -> [RawHTTPConnection.Response?] {
+        let connections = try (0..<count).map { index in try RawHTTPConnection(port: pair.servers[index % 2].port) }
+        let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+        let request = "POST \(path) HTTP/1.1\r\nHost: x\r\nOrigin: http://127.0.0.1:8080\r\n\(extra)"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        for connection in connections { try connection.send(request) }
+        return connections.map { try? $0.readResponse() }
+    }
+
+    @Test func hundredConcurrentExchangesOfOneHandoff_exactlyOneSession() throws {
+        guard Store.postgres.isAvailable else { return }
+        let pair = try Pair()
+        defer { pair.stop() }
+        let id = try verification(pair, user: "exchange")
+        let minted = try RawHTTPConnection(port: pair.servers[1].port).request(
+            "POST", "/v1/verifications/\(id)/handoffs", headers: pair.auth, body: Array("{}".utf8))
+        let url = try #require((try JSONSerialization.jsonObject(with: Data(minted.body)) as? [String: Any])?["url"] as? String)
+        let secret = String(url.split(separator: "#")[1].dropFirst("handoff=".count))
+        let statuses = try burst(pair, count: 100, path: "/j/\(id)/api/session", body: #"{"handoff":"\#(secret)"}"#)
+        #expect(statuses.count == 100)
+        #expect(statuses.filter { $0 == 200 }.count == 1)
+        #expect(statuses.filter { $0 == 401 }.count == 99)
+    }
+
+    @Test func twentyParallelWrongCodes_atMostFiveCounted_thenTheRightCodeFails() throws {
+        guard Store.postgres.isAvailable else { return }
+        let pair = try Pair(devMode: true)
+        defer { pair.stop() }
+        let id = try verification(pair, user: "guesser")
+        let sent = try RawHTTPConnection(port: pair.servers[0].port).request(
+            "POST", "/j/\(id)/api/otp", headers: ["Origin": "http://127.0.0.1:8080"], body: Array(#"{"mobile":"+919876543210"}"#.utf8))
+        #expect(sent.status == 202)
+        let outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
+        let code = String(try #require(outbox.stdout.split(separator: "\n").first.flatMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])?["body"]
+        }).prefix(6))
+        let wrong = code == "000000" ? "111111" : "000000"
+        let statuses = try burst(pair, count: 20, path: "/j/\(id)/api/otp/verify", body: #"{"code":"\#(wrong)"}"#)
+        #expect(statuses.allSatisfy { $0 == 401 })
+        let attempts = try PostgresDatabase(url: pair.database.environmentValue, poolSize: 1)
+        defer { attempts.close() }
+        #expect(try attempts.query("SELECT attempts FROM otp_codes WHERE verification_id = $1", .text(id))[0].int("attempts") == 5)
+        let right = try RawHTTPConnection(port: pair.servers[1].port).request(
+            "POST", "/j/\(id)/api/otp/verify", headers: ["Origin": "http://127.0.0.1:8080"], body: Array(#"{"code":"\#(code)"}"#.utf8))
+        #expect(right.status == 401)
     }
 }
 

@@ -1,0 +1,340 @@
+import Foundation
+import HostedApp
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// Handoffs, journey sessions and SMS codes through the application, on SQLite and PostgreSQL.
+@Suite struct SignInTests {
+    static let origin = "https://verify.example.com"
+
+    /// An app (dev mode, https public URL) with one account, a workflow and one verification.
+    struct Fixture {
+        let app: TestApplication
+        let auth: [(String, String)]
+        let clock: ManualClock
+        let verificationID: String
+
+        init(_ store: Store, devMode: Bool = true, trustedProxies: [String] = []) throws {
+            clock = ManualClock()
+            app = try TestApplication(store: store, clock: clock) {
+                $0.devMode = devMode
+                $0.trustedProxies = trustedProxies
+            }
+            let created = try app.application.accounts.createAccount(name: "Acme")
+            auth = [("Authorization", "Bearer \(created.secret.value)")]
+            _ = app.request("POST", "/v1/return_urls", headers: auth, body: #"{"url":"https://app.example.com/done"}"#)
+            _ = app.request("POST", "/v1/workflows", headers: auth, body: #"{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}"#)
+            let verification = app.request("POST", "/v1/verifications", headers: auth,
+                                            body: #"{"user_id":"u1","workflow":"kyc","mobile":"+919876543210"}"#)
+            verificationID = app.json(verification)["id"] as? String ?? ""
+        }
+
+        func mint(_ body: String = "{}") -> Response {
+            app.request("POST", "/v1/verifications/\(verificationID)/handoffs", headers: auth, body: body)
+        }
+
+        /// The secret from a freshly minted handoff's URL fragment.
+        func secret() throws -> String {
+            let url = try #require(app.json(mint())["url"] as? String)
+            return String(try #require(url.split(separator: "#").last).dropFirst("handoff=".count))
+        }
+
+        func journey(_ method: String, _ path: String, body: String = "", cookie: String? = nil,
+                     origin: String? = SignInTests.origin, forwardedFor: String? = nil, id: String? = nil) -> Response {
+            var headers: [(String, String)] = []
+            if let forwardedFor { headers.append(("X-Forwarded-For", forwardedFor)) }
+            if let origin { headers.append(("Origin", origin)) }
+            if let cookie { headers.append(("Cookie", "hosted_session=\(cookie)")) }
+            return app.request(method, "/j/\(id ?? verificationID)\(path)", headers: headers, body: body)
+        }
+
+        func exchange(_ secret: String, origin: String? = SignInTests.origin) -> Response {
+            journey("POST", "/api/session", body: #"{"handoff":"\#(secret)"}"#, origin: origin)
+        }
+
+        func status() -> String? { app.json(app.request("GET", "/v1/verifications/\(verificationID)", headers: auth))["status"] as? String }
+
+        func outbox() -> [String] {
+            (app.json(app.request("GET", "/dev/outbox?to=%2B919876543210"))["data"] as? [[String: Any]] ?? []).compactMap { $0["body"] as? String }
+        }
+
+        func latestCode() throws -> String { String(try #require(outbox().first).prefix(6)) }
+
+        func close() { app.close() }
+    }
+
+    static func cookieValue(_ response: Response) -> String? {
+        guard let header = response.headers["Set-Cookie"], header.hasPrefix("hosted_session=") else { return nil }
+        return String(header.dropFirst("hosted_session=".count).prefix { $0 != ";" })
+    }
+
+    @Test(arguments: Store.allCases)
+    func createHandoff_201_urlCarriesTheSecretInTheFragmentOnly(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let response = f.mint()
+        #expect(response.status == 201)
+        let body = f.app.json(response)
+        #expect(body["object"] as? String == "handoff")
+        #expect((body["id"] as? String)?.hasPrefix("hnd_") == true)
+        #expect(body["expires_in_seconds"] as? Int == 300)
+        #expect(body["verification_id"] as? String == f.verificationID)
+        let url = try #require(body["url"] as? String)
+        #expect(url.hasPrefix("https://verify.example.com/j/\(f.verificationID)#handoff="))
+        let secret = String(url.split(separator: "#")[1].dropFirst("handoff=".count))
+        #expect(secret.count == 43)
+        #expect(Base64URL.decode(secret)?.count == 32)
+        // Stored only as its SHA-256.
+        let rows = try f.app.application.database.query("SELECT * FROM handoffs")
+        #expect(try rows[0].string("secret_hash") == Digest.sha256Hex(secret))
+        for value in rows.flatMap(\.values) { if case .text(let text) = value { #expect(!text.contains(secret)) } }
+    }
+
+    @Test(arguments: Store.allCases)
+    func createHandoff_422_404_409(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        #expect(f.mint(#"{"expires_in_seconds":29}"#).status == 422)
+        #expect(f.mint(#"{"expires_in_seconds":901}"#).status == 422)
+        #expect(f.app.json(f.mint(#"{"expires_in_seconds":30}"#))["expires_in_seconds"] as? Int == 30)
+        #expect(f.app.json(f.mint(#"{"expires_in_seconds":900}"#))["expires_in_seconds"] as? Int == 900)
+        #expect(f.app.json(f.mint(#"{"return_url":"https://app.example.com/other"}"#))["code"] as? String == "return_url_not_registered")
+        #expect(f.mint(#"{"return_url":"https://app.example.com/done"}"#).status == 201)
+        let other = try f.app.application.accounts.createAccount(name: "Other")
+        #expect(f.app.request("POST", "/v1/verifications/\(f.verificationID)/handoffs",
+                              headers: [("Authorization", "Bearer \(other.secret.value)")], body: "{}").status == 404)
+        _ = f.app.request("POST", "/v1/verifications/\(f.verificationID)/cancel", headers: f.auth)
+        let closed = f.mint()
+        #expect(closed.status == 409)
+        #expect(f.app.json(closed)["code"] as? String == "verification_closed")
+    }
+
+    @Test(arguments: Store.allCases)
+    func journeyPage_200_sameForAnyId_withSecurityHeaders_andConsumesNothing(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let secret = try f.secret()
+        let known = f.app.request("GET", "/j/\(f.verificationID)")
+        let unknown = f.app.request("GET", "/j/ver_aaaaaaaaaaaaaaaaaaaaaaaaaa")
+        let junk = f.app.request("GET", "/j/not-an-id")
+        #expect(known.status == 200)
+        #expect(known.body == unknown.body && known.body == junk.body)
+        #expect(known.headers["Content-Type"] == "text/html; charset=utf-8")
+        let csp = try #require(known.headers["Content-Security-Policy"])
+        #expect(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'") && !csp.contains("unsafe-inline"))
+        #expect(known.headers["Referrer-Policy"] == "no-referrer")
+        #expect(known.headers["Permissions-Policy"]?.contains("camera=(self)") == true)
+        #expect(known.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(known.headers["Cache-Control"] == "no-store")
+        #expect(f.app.request("HEAD", "/j/\(f.verificationID)").status == 200)
+        // Link scanners that only GET and HEAD burn nothing.
+        #expect(f.exchange(secret).status == 200)
+    }
+
+    @Test(arguments: Store.allCases)
+    func exchange_200_once_setsScopedCookie_andStartsTheVerification(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        #expect(f.status() == "created")
+        let secret = try f.secret()
+        let first = f.exchange(secret)
+        #expect(first.status == 200)
+        let cookie = try #require(first.headers["Set-Cookie"])
+        #expect(cookie.contains("Path=/j/\(f.verificationID)"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure"))
+        let token = try #require(Self.cookieValue(first))
+        #expect(token != secret)
+        #expect(f.status() == "in_progress")
+
+        let state = f.journey("GET", "/api/state", cookie: token)
+        #expect(state.status == 200)
+        #expect(f.app.json(state)["status"] as? String == "in_progress")
+        #expect(!String(decoding: state.body, as: UTF8.self).contains("9876543210"))
+
+        let again = f.exchange(secret)
+        #expect(again.status == 401)
+        #expect(again.headers["Set-Cookie"] == nil)
+        // The session is stored only as a hash.
+        let rows = try f.app.application.database.query("SELECT token_hash FROM journey_sessions")
+        #expect(try rows.map { try $0.string("token_hash") } == [Digest.sha256Hex(token)])
+    }
+
+    @Test(arguments: Store.allCases)
+    func exchange_401_identicalForExpiredUsedUnknownForeignAndCanceled(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        var answers: [Response] = []
+        // Used.
+        let used = try f.secret()
+        _ = f.exchange(used)
+        answers.append(f.exchange(used))
+        // Expired.
+        let late = try f.secret()
+        f.clock.advance(by: 301)
+        answers.append(f.exchange(late))
+        // Unknown, and malformed.
+        answers.append(f.exchange(Base64URL.encode([UInt8](repeating: 7, count: 32))))
+        answers.append(f.exchange("not-a-secret"))
+        // Another verification's handoff.
+        let other = f.app.json(f.app.request("POST", "/v1/verifications", headers: f.auth,
+                                              body: #"{"user_id":"u2","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
+        let foreignURL = f.app.json(f.app.request("POST", "/v1/verifications/\(other)/handoffs", headers: f.auth, body: "{}"))["url"] as? String ?? ""
+        answers.append(f.exchange(String(foreignURL.split(separator: "#")[1].dropFirst("handoff=".count))))
+        // Canceled after minting.
+        let beforeCancel = try f.secret()
+        _ = f.app.request("POST", "/v1/verifications/\(f.verificationID)/cancel", headers: f.auth)
+        answers.append(f.exchange(beforeCancel))
+
+        for answer in answers {
+            #expect(answer.status == 401)
+            #expect(answer.body == answers[0].body)
+            #expect(answer.headers["Set-Cookie"] == nil)
+        }
+    }
+
+    @Test(arguments: Store.allCases)
+    func journeyPOSTs_403_withoutSameOrigin_andChangeNothing(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let secret = try f.secret()
+        for origin in [nil, "https://evil.example", "http://verify.example.com", "null"] as [String?] {
+            let refused = f.exchange(secret, origin: origin)
+            #expect(refused.status == 403)
+            #expect(f.app.json(refused)["code"] as? String == "origin_mismatch")
+            #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#, origin: origin).status == 403)
+        }
+        #expect(f.outbox().isEmpty)
+        #expect(f.exchange(secret).status == 200)
+    }
+
+    @Test(arguments: Store.allCases)
+    func cancel_endsSessions(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let token = try #require(Self.cookieValue(f.exchange(try f.secret())))
+        #expect(f.journey("GET", "/api/state", cookie: token).status == 200)
+        _ = f.app.request("POST", "/v1/verifications/\(f.verificationID)/cancel", headers: f.auth)
+        #expect(f.journey("GET", "/api/state", cookie: token).status == 401)
+    }
+
+    @Test(arguments: Store.allCases)
+    func smsCode_signsIn_once_sameAnswerForOtherNumbers(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let other = f.journey("POST", "/api/otp", body: #"{"mobile":"+14155550123"}"#)
+        #expect(other.status == 202)
+        #expect(f.outbox().isEmpty)
+        f.clock.advance(by: 31)
+        // The same number written with spaces and dashes is the same number.
+        let sent = f.journey("POST", "/api/otp", body: #"{"mobile":"+91 98765-43210"}"#)
+        #expect(sent.status == 202)
+        #expect(sent.body == other.body)
+        let code = try f.latestCode()
+        #expect(code.allSatisfy(\.isNumber) && code.count == 6)
+        // Stored only as a keyed HMAC.
+        for value in try f.app.application.database.query("SELECT * FROM otp_codes").flatMap(\.values) {
+            if case .text(let text) = value { #expect(!text.contains(code)) }
+        }
+        let verified = f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(code)"}"#)
+        #expect(verified.status == 200)
+        #expect(Self.cookieValue(verified) != nil)
+        #expect(f.status() == "in_progress")
+        #expect(f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(code)"}"#).status == 401)
+    }
+
+    @Test(arguments: Store.allCases)
+    func smsCode_fiveWrongTriesBurnIt_newCodeReplacesOld_expiresAfterTenMinutes(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        _ = f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#)
+        let burned = try f.latestCode()
+        let wrong = burned == "000000" ? "111111" : "000000"
+        for _ in 0..<5 {
+            let attempt = f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(wrong)"}"#)
+            #expect(attempt.status == 401)
+            #expect(f.app.json(attempt)["code"] as? String == "code_invalid")
+        }
+        #expect(f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(burned)"}"#).status == 401)
+
+        f.clock.advance(by: 31)
+        _ = f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#)
+        let first = try f.latestCode()
+        f.clock.advance(by: 31)
+        _ = f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#)
+        let second = try f.latestCode()
+        if first != second {
+            #expect(f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(first)"}"#).status == 401)
+        }
+        f.clock.advance(by: 601)
+        #expect(f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(second)"}"#).status == 401)
+    }
+
+    @Test(arguments: Store.allCases)
+    func smsCode_429_resendCooldownAndLimits_sameForAnyNumber(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#).status == 202)
+        for number in ["+919876543210", "+14155550123"] {
+            let cooled = f.journey("POST", "/api/otp", body: #"{"mobile":"\#(number)"}"#)
+            #expect(cooled.status == 429)
+            let retry = try #require(cooled.headers["Retry-After"].flatMap(Int.init))
+            #expect((1...30).contains(retry))
+        }
+        #expect(f.outbox().count == 1)
+        // At most five codes an hour for one verification, however patient the sender.
+        var statuses: [Int] = []
+        for _ in 0..<6 {
+            f.clock.advance(by: 31)
+            statuses.append(f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#).status)
+        }
+        #expect(statuses.filter { $0 == 202 }.count == 4)
+        #expect(statuses.last == 429)
+        #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"98765"}"#).status == 422)
+    }
+
+    /// Per client address: 20 codes an hour across verifications; `X-Forwarded-For` is believed
+    /// only from a trusted proxy (the test's peer is 127.0.0.1).
+    @Test(arguments: [true, false])
+    func smsCode_429_perClientAddress(_ trustProxy: Bool) throws {
+        let f = try Fixture(.sqlite, trustedProxies: trustProxy ? ["127.0.0.1"] : [])
+        defer { f.close() }
+        var statuses: [Int] = []
+        for index in 0..<21 {
+            let id = f.app.json(f.app.request("POST", "/v1/verifications", headers: f.auth,
+                                              body: #"{"user_id":"ip\#(index)","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String
+            // A different number each time, so only the per-address budget is shared.
+            statuses.append(f.journey("POST", "/api/otp", body: #"{"mobile":"+1415555\#(1000 + index)"}"#,
+                                      forwardedFor: "198.51.100.7", id: id).status)
+        }
+        #expect(statuses.prefix(20).allSatisfy { $0 == 202 })
+        #expect(statuses.last == 429)
+        // Another client behind the trusted proxy has its own budget; without trust, the proxy's
+        // address is the client and the budget is shared.
+        let id = f.app.json(f.app.request("POST", "/v1/verifications", headers: f.auth,
+                                          body: #"{"user_id":"ip-other","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String
+        let fresh = f.journey("POST", "/api/otp", body: #"{"mobile":"+14155559999"}"#, forwardedFor: "192.0.2.99", id: id)
+        #expect(fresh.status == (trustProxy ? 202 : 429))
+    }
+
+    @Test func smsCode_503_whenNoSenderIsConfigured() throws {
+        let f = try Fixture(.sqlite, devMode: false)
+        defer { f.close() }
+        let response = f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#)
+        #expect(response.status == 503)
+        #expect(f.app.json(response)["code"] as? String == "sms_unavailable")
+    }
+}
