@@ -62,7 +62,7 @@ struct VerificationRoutes {
     }
 
     func respond(_ verification: Verification, status: Int = 200) throws -> Response {
-        var response = try Response.json(APIObjects.VerificationBody(verification, publicURL: publicURL), status: status)
+        var response = Response.json(bytes: Array(APIObjects.VerificationBody(verification, publicURL: publicURL).json.utf8), status: status)
         response.headers.add("ETag", verification.etag)
         response.headers.add("Cache-Control", "no-store")
         return response
