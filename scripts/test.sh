@@ -15,7 +15,8 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
      b. swift test
         then, alone, the test that restarts PostgreSQL (reconnect)
      c. swift test --sanitize=thread --scratch-path .build/tsan --filter "$HOSTED_TSAN_FILTER"
-     d. pytest tests/e2e in .build/venv   (only if tests/e2e has test files)
+     d. pytest tests/e2e in .build/venv   (only if tests/e2e has test files; installs the
+                                          Debian chromium + chromium-driver the browser tests use)
 
 Environment:
   HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage)
@@ -87,6 +88,8 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     fi
     if [[ ${#e2e_files[@]} -gt 0 ]]; then
         run_e2e() {
+            # The journey's browser tests drive Debian's headless Chromium through chromedriver.
+            bash scripts/setup-debian.sh chromium chromium-driver
             # Debian's own python3 needs python3-venv for `-m venv`.
             python3 -c 'import ensurepip' 2>/dev/null || bash scripts/setup-debian.sh python3-venv
             python3 -m venv .build/venv

@@ -72,7 +72,21 @@ function takeHandoffSecret() {
   return secret;
 }
 
+/** A handoff URL opened on top of an already-open journey changes only the fragment: no reload,
+ *  so fragment.js does not run again. Strip it and exchange it here the same way. */
+function watchForLateHandoffs() {
+  window.addEventListener("hashchange", async () => {
+    const secret = new URLSearchParams(location.hash.slice(1)).get("handoff");
+    history.replaceState(null, "", location.pathname + location.search);
+    if (!secret) return;
+    show("loading");
+    await exchangeHandoff(secret);
+    await load();
+  });
+}
+
 async function start() {
+  watchForLateHandoffs();
   show("loading");
   setUpSignIn(show, load);
   const secret = takeHandoffSecret();

@@ -7,6 +7,12 @@ account with `hosted accounts create`, registers the return URL and the `kyc_bas
 the contract's examples use, and at the end stops the server with SIGTERM and checks that it
 exited 0 and never logged the API key.
 
+The browser tests of the journey use a second server (`journey_hosted`) on a fixed free port
+whose `--public-url` is that same `http://127.0.0.1:PORT`: the journey's POSTs must carry an
+`Origin` equal to the public URL's origin, so the browser has to load the pages from exactly
+there. `browsers` / `browser` give each test headless Chromium instances with fresh profiles
+(see browser.py).
+
 Local-only knob: `HOSTED_E2E_SCHEMA_PATH=public/openapi.yaml` loads the contract from a file
 instead of `GET /v1/openapi.yaml` (for trying the harness before the server serves it).
 """
@@ -17,6 +23,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -256,3 +263,155 @@ def api_schema(hosted: HostedServer):
     except schemathesis.errors.LoaderError as error:
         problem = str(error)
     pytest.fail(f"could not load the contract from GET {url}: {problem}", pytrace=False)
+
+
+# --- the journey in a real browser ---------------------------------------------------------
+
+JOURNEY_WORKFLOW = {
+    "key": "kyc",
+    "name": "KYC",
+    "steps": [{"type": "profile"}, {"type": "selfie"}],
+}
+
+
+@dataclass(frozen=True)
+class JourneyServer:
+    """A `hosted serve --dev` whose public URL is the address it listens on."""
+
+    base_url: str
+    api_key: str = field(repr=False)
+    account_id: str = ""
+    stderr_path: Path = field(default=Path(), repr=False)
+    # Handoff secrets and session tokens the tests handled: none may ever reach the log.
+    secrets: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"}
+
+    def log_text(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+
+def _free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _start_on_fixed_port(binary: Path, env: dict[str, str], workdir: Path, attempt: int):
+    """Starts `serve --dev` on a free port chosen here; None if that port was taken meanwhile."""
+    port = _free_loopback_port()
+    public_url = f"http://127.0.0.1:{port}"
+    stderr_path = workdir / f"journey-serve-{attempt}.stderr.log"
+    with open(stderr_path, "wb") as stderr, open(workdir / f"journey-serve-{attempt}.stdout.log", "wb") as stdout:
+        process = subprocess.Popen(
+            [str(binary), "serve", "--dev", "--listen", f"127.0.0.1:{port}", "--public-url", public_url],
+            env={**env, "HOSTED_PUBLIC_URL": public_url},
+            cwd=REPO_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+        )
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        match = SERVING_LINE.search(stderr_path.read_text(encoding="utf-8", errors="replace"))
+        if match:
+            assert int(match.group(1)) == port, f"asked for port {port}, serving on {match.group(1)}"
+            return process, public_url, stderr_path
+        if process.poll() is not None:
+            return None, public_url, stderr_path
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    pytest.fail(
+        f"hosted serve printed no serving line within {STARTUP_TIMEOUT:.0f} s; stderr:\n" + _tail(stderr_path),
+        pytrace=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def journey_hosted(tmp_path_factory: pytest.TempPathFactory):
+    """A running `hosted serve --dev --public-url http://127.0.0.1:PORT` on that PORT, with one
+    account and the `kyc` workflow (profile, selfie)."""
+    binary = _binary()
+    workdir = tmp_path_factory.mktemp("journey-hosted")
+    env = _environment(workdir)
+    for attempt in range(3):
+        process, public_url, stderr_path = _start_on_fixed_port(binary, env, workdir, attempt)
+        if process is not None:
+            break
+    else:
+        pytest.fail("hosted serve could not bind a free port in 3 attempts; stderr:\n" + _tail(stderr_path),
+                    pytrace=False)
+    env = {**env, "HOSTED_PUBLIC_URL": public_url}
+    server = None
+    try:
+        created = _create_account(binary, env, workdir)
+        response = requests.post(public_url + "/v1/workflows", json=JOURNEY_WORKFLOW,
+                                 headers={"Authorization": f"Bearer {created['api_key']}"}, timeout=10)
+        if response.status_code != 201:
+            pytest.fail(f"creating the kyc workflow answered {response.status_code}: {response.text[:500]}",
+                        pytrace=False)
+        server = JourneyServer(base_url=public_url, api_key=created["api_key"],
+                               account_id=created["account_id"], stderr_path=stderr_path)
+        yield server
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                pytest.fail(f"hosted serve did not exit within {STOP_TIMEOUT:.0f} s of SIGTERM; stderr:\n"
+                            + _tail(stderr_path), pytrace=False)
+    assert process.returncode == 0, (
+        f"hosted serve exited {process.returncode} after SIGTERM; stderr:\n" + _tail(stderr_path)
+    )
+    if server is not None:
+        log = server.log_text()
+        assert server.api_key not in log, "the server log contains the API key"
+        leaked = [secret[:6] + "…" for secret in server.secrets if secret in log]
+        assert not leaked, f"the server log contains handoff secrets or session tokens: {leaked}"
+
+
+@pytest.fixture
+def browsers(tmp_path: Path):
+    """Opens headless Chromium instances, each with a fresh profile; quits them after the test.
+
+    Call it for each browser the test needs (`first = browsers()`); `browsers.quit(driver)`
+    closes one early, so at most one or two run at a time on a 2-core machine.
+    """
+    from browser import new_driver
+
+    opened = []
+    count = 0
+
+    def open_browser():
+        nonlocal count
+        count += 1  # never reused, even after an early quit: every profile starts empty
+        driver = new_driver(tmp_path / f"profile-{count}")
+        opened.append(driver)
+        return driver
+
+    def quit_browser(driver) -> None:
+        if driver in opened:
+            opened.remove(driver)
+            driver.quit()
+
+    open_browser.quit = quit_browser
+    try:
+        yield open_browser
+    finally:
+        for driver in opened:
+            try:
+                driver.quit()
+            except Exception:  # a crashed browser must not hide the test's own failure
+                pass
+
+
+@pytest.fixture
+def browser(browsers):
+    """One headless Chromium with a fresh profile."""
+    return browsers()
