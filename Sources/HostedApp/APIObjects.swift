@@ -60,17 +60,19 @@ enum APIObjects {
         let type: String
         let status: String
         let completed_at: String?
+        let artifacts: [String]
 
         // `completed_at: null` is part of the documented shape, so it is encoded explicitly.
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(artifacts, forKey: .artifacts)
             try container.encode(id, forKey: .id)
             try container.encode(type, forKey: .type)
             try container.encode(status, forKey: .status)
             try container.encode(completed_at, forKey: .completed_at)
         }
 
-        enum CodingKeys: String, CodingKey { case id, type, status, completed_at }
+        enum CodingKeys: String, CodingKey { case artifacts, id, type, status, completed_at }
     }
 
     struct VerificationBody: Encodable {
@@ -90,6 +92,7 @@ enum APIObjects {
         let submitted_at: String?
         let decided_at: String?
         let decision: String?
+        let decision_reason: String?
 
         init(_ v: Verification, publicURL: URL) {
             id = v.id.rawValue
@@ -102,7 +105,7 @@ enum APIObjects {
             mobile_last4 = v.mobileLast4
             steps = v.steps.map {
                 StepBody(id: $0.id, type: $0.type.rawValue, status: $0.completedAt == nil ? "pending" : "completed",
-                         completed_at: timestamp($0.completedAt))
+                         completed_at: timestamp($0.completedAt), artifacts: $0.artifacts)
             }
             metadata = v.metadata
             created_at = timestamp(v.createdAt)
@@ -110,6 +113,7 @@ enum APIObjects {
             submitted_at = timestamp(v.submittedAt)
             decided_at = timestamp(v.decidedAt)
             decision = v.decision
+            decision_reason = v.decisionReason
         }
 
         /// The object as JSON with sorted keys, written by hand: this is the hot path of polling,
@@ -119,6 +123,7 @@ enum APIObjects {
             o.string("created_at", created_at)
             o.string("decided_at", decided_at)
             o.string("decision", decision)
+            o.string("decision_reason", decision_reason)
             o.string("id", id)
             o.string("journey_url", journey_url)
             o.raw("metadata", JSONText.stringMap(metadata))
@@ -128,6 +133,11 @@ enum APIObjects {
             o.string("status", status)
             o.raw("steps", JSONText.array(steps.map { step in
                 var s = JSONText.Object()
+                s.raw("artifacts", JSONText.array(step.artifacts.map { artifact in
+                    var text = ""
+                    JSONText.appendString(artifact, to: &text)
+                    return text
+                }))
                 s.string("completed_at", step.completed_at)
                 s.string("id", step.id)
                 s.string("status", step.status)
@@ -161,11 +171,12 @@ enum APIObjects {
             try c.encode(submitted_at, forKey: .submitted_at)
             try c.encode(decided_at, forKey: .decided_at)
             try c.encode(decision, forKey: .decision)
+            try c.encode(decision_reason, forKey: .decision_reason)
         }
 
         enum CodingKeys: String, CodingKey {
             case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
-                 metadata, created_at, updated_at, submitted_at, decided_at, decision
+                 metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason
         }
     }
 }

@@ -67,7 +67,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         UnconfiguredSMSSender()
     }
     let rateLimits = RateLimitStore(database: database)
-    let signIn = SignInService(store: signInStore, verifications: verifications, returnURLs: returnURLs, policy: policy,
+    let signIn = SignInService(store: signInStore, verifications: verifications, workflows: workflows, returnURLs: returnURLs, policy: policy,
                                rateLimits: rateLimits, sender: sender, codeKey: secretKey,
                                publicURL: configuration.publicURL, clock: clock, random: random, log: log)
 
@@ -80,18 +80,24 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     }
     WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
     ReturnURLRoutes(guards: guards, store: returnURLs, policy: policy, random: random, clock: clock).register(in: &routes)
-    VerificationRoutes(
+    let verificationRoutes = VerificationRoutes(
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                                      policy: policy, clock: clock, random: random),
         store: verifications, rateLimits: rateLimits, longPoll: longPoll,
         publicURL: configuration.publicURL, clock: clock,
-        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst
-    ).register(in: &routes)
+        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst)
+    verificationRoutes.register(in: &routes)
 
     HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
-    JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
-                  publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies)).register(in: &routes)
+    let journey = JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
+                                publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies))
+    journey.register(in: &routes)
+    let artifacts = ArtifactStore(database: database)
+    JourneyStepRoutes(journey: journey, service: JourneyService(verifications: verifications, workflows: workflows,
+                                                                artifacts: artifacts, clock: clock, random: random)).register(in: &routes)
+    DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
+                   respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
     if configuration.devMode { DevRoutes(store: signInStore).register(in: &routes) }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,

@@ -17,12 +17,12 @@ public struct Configuration: Sendable {
     public var trustedProxies: [String] = []
     /// `HOSTED_DB_POOL_SIZE` / `--db-pool-size`; default one connection per HTTP worker thread.
     public var databasePoolSize = Configuration.defaultThreads
-    /// `HOSTED_THREADS` / `--threads`; default two HTTP workers per core: handlers block on the
-    /// database, so a core whose worker waits on a query has a second one to run (measured: 2
-    /// workers on 2 cores gave 18.6k req/s on a PostgreSQL read, 4 gave 23k; see the README).
+    /// `HOSTED_THREADS` / `--threads`; default four HTTP workers per core: handlers block on the
+    /// database, so a core whose worker waits on a query needs others to run (measured on 2
+    /// cores, GET /v1/verifications/{id} on PostgreSQL: 4 workers 7.2k req/s, 8 workers 9.4k).
     public var threads = Configuration.defaultThreads
 
-    static let defaultThreads = 2 * ProcessInfo.processInfo.activeProcessorCount
+    static let defaultThreads = 4 * ProcessInfo.processInfo.activeProcessorCount
     /// `HOSTED_PUBLIC_DIR` / `--public-dir`; default `./public`, else `public/` beside the package
     /// the binary was built from.
     public var publicDirectory: URL = Configuration.defaultPublicDirectory()

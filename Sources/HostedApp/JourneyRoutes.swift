@@ -73,7 +73,16 @@ struct JourneyRoutes {
             guard let (session, verification) = try signIn.session(verificationID: id, token: cookie(request)) else {
                 throw Self.signInRequired
             }
-            return try .json(JourneyState(verification, returnURL: session.returnURL ?? verification.returnURL))
+            return try journeyState(verification, session)
+        }
+        // Without a session: only submitted and closed states are told, so a returning user
+        // sees where things stand instead of a sign-in that can no longer lead anywhere.
+        routes.add("GET", "/j/{id}/api/status") { _, context in
+            let id = try journeyID(context)
+            guard let verification = try signIn.verifications.verification(id: id),
+                  verification.status == .submitted || verification.status.isClosed
+            else { throw Self.signInRequired }
+            return try .json(["status": verification.status.rawValue])
         }
         routes.add("POST", "/j/{id}/api/signout") { request, context in
             _ = try journeyID(context)
@@ -83,11 +92,24 @@ struct JourneyRoutes {
         }
     }
 
+    /// The signed-in session and its verification, or 401.
+    func signedInVerification(_ request: Request, _ context: RequestContext) throws -> (SignInStore.Session, Verification) {
+        let id = try journeyID(context)
+        guard let found = try signIn.session(verificationID: id, token: cookie(request)) else { throw Self.signInRequired }
+        return found
+    }
+
+    func journeyState(_ verification: Verification, _ session: SignInStore.Session) throws -> Response {
+        let workflow = try signIn.workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
+                                                     version: verification.workflowVersion)
+        return try .json(JourneyState(verification, returnURL: session.returnURL ?? verification.returnURL, workflow: workflow))
+    }
+
     /// Every sign-in failure looks the same.
     static let signInRequired = Problem(status: 401, code: "signin_required", title: "Unauthorized",
                                         detail: "Sign in with your mobile number to continue.")
 
-    private func journeyID(_ context: RequestContext) throws -> ObjectID {
+    func journeyID(_ context: RequestContext) throws -> ObjectID {
         guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? "") else { throw Self.signInRequired }
         return id
     }
@@ -106,7 +128,7 @@ struct JourneyRoutes {
         return cookie
     }
 
-    private func cookie(_ request: Request) -> String? {
+    func cookie(_ request: Request) -> String? {
         for header in request.headers where header.name.lowercased() == "cookie" {
             for pair in header.value.split(separator: ";") {
                 let trimmed = pair.trimmingCharacters(in: .whitespaces)
@@ -117,7 +139,7 @@ struct JourneyRoutes {
     }
 
     /// State-changing calls must come from the journey's own origin (CSRF).
-    private func requireSameOrigin(_ request: Request) throws {
+    func requireSameOrigin(_ request: Request) throws {
         let expected = Self.origin(of: publicURL)
         guard let origin = request.headers["Origin"], origin == expected else {
             throw Problem(status: 403, code: "origin_mismatch", title: "Forbidden",
@@ -148,16 +170,31 @@ struct JourneyRoutes {
         let verification_id: String
         let status: String
         let workflow: String
-        let steps: [APIObjects.StepBody]
+        let steps: [JourneyStep]
         let return_url: String?
 
-        init(_ v: Verification, returnURL: String?) {
+        /// A step with the options the page needs to render it.
+        struct JourneyStep: Encodable {
+            let id: String
+            let type: String
+            let status: String
+            let completed_at: String?
+            let min: Int?
+            let max: Int?
+            let documents: [String]?
+            let artifacts: [String]
+        }
+
+        init(_ v: Verification, returnURL: String?, workflow pinned: Workflow?) {
             verification_id = v.id.rawValue
             status = v.status.rawValue
             workflow = v.workflowKey
-            steps = v.steps.map {
-                APIObjects.StepBody(id: $0.id, type: $0.type.rawValue, status: $0.completedAt == nil ? "pending" : "completed",
-                                    completed_at: APIObjects.timestamp($0.completedAt))
+            steps = v.steps.map { state in
+                let definition = pinned?.steps.first { $0.id == state.id }
+                let bounds = definition.flatMap(JourneyService.imageBounds)
+                return JourneyStep(id: state.id, type: state.type.rawValue, status: state.completedAt == nil ? "pending" : "completed",
+                                   completed_at: APIObjects.timestamp(state.completedAt), min: bounds?.lowerBound,
+                                   max: bounds?.upperBound, documents: definition?.documents, artifacts: state.artifacts)
             }
             return_url = returnURL
         }

@@ -8,6 +8,7 @@ import HostedStorage
 struct SignInService: Sendable {
     let store: SignInStore
     let verifications: VerificationStore
+    let workflows: WorkflowStore
     let returnURLs: ReturnURLStore
     let policy: ReturnURLPolicy
     let rateLimits: RateLimitStore

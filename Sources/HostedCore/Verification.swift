@@ -21,11 +21,25 @@ public struct StepState: Equatable, Sendable, Codable {
     public let id: String
     public let type: StepType
     public var completedAt: Date?
+    /// Ids of the artifacts captured for this step, in capture order.
+    public var artifacts: [String]
 
-    public init(id: String, type: StepType, completedAt: Date? = nil) {
+    public init(id: String, type: StepType, completedAt: Date? = nil, artifacts: [String] = []) {
         self.id = id
         self.type = type
         self.completedAt = completedAt
+        self.artifacts = artifacts
+    }
+
+    enum CodingKeys: String, CodingKey { case id, type, completedAt, artifacts }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        type = try container.decode(StepType.self, forKey: .type)
+        completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt)
+        // Rows written before steps had artifacts have none.
+        artifacts = try container.decodeIfPresent([String].self, forKey: .artifacts) ?? []
     }
 }
 
@@ -47,13 +61,15 @@ public struct Verification: Equatable, Sendable {
     public var submittedAt: Date?
     public var decidedAt: Date?
     public var decision: String?
+    /// Why it was approved or rejected, as the customer wrote it.
+    public var decisionReason: String?
     /// Bumped by every change: the basis of the ETag.
     public var revision: Int64
 
     public init(id: ObjectID, accountID: ObjectID, userID: String, workflowKey: String, workflowVersion: Int,
                 status: VerificationStatus, mobile: String, returnURL: String?, metadata: [String: String],
                 steps: [StepState], createdAt: Date, updatedAt: Date, submittedAt: Date? = nil,
-                decidedAt: Date? = nil, decision: String? = nil, revision: Int64 = 1) {
+                decidedAt: Date? = nil, decision: String? = nil, decisionReason: String? = nil, revision: Int64 = 1) {
         self.id = id
         self.accountID = accountID
         self.userID = userID
@@ -69,6 +85,7 @@ public struct Verification: Equatable, Sendable {
         self.submittedAt = submittedAt
         self.decidedAt = decidedAt
         self.decision = decision
+        self.decisionReason = decisionReason
         self.revision = revision
     }
 

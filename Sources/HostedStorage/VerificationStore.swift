@@ -14,7 +14,7 @@ public struct VerificationStore: Sendable {
 
     static let columns = """
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
-        created_at, updated_at, submitted_at, decided_at, decision, revision
+        created_at, updated_at, submitted_at, decided_at, decision, revision, decision_reason
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
@@ -23,7 +23,7 @@ public struct VerificationStore: Sendable {
         for _ in 0..<3 {
             let inserted = try database.query("""
                 INSERT INTO verifications (\(Self.columns))
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
                 ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
                 RETURNING id
                 """, parameters: try Self.values(verification))
@@ -94,6 +94,13 @@ public struct VerificationStore: Sendable {
     /// to refuse; the revision is bumped and waiting long-polls are woken after the commit.
     public func update(accountID: ObjectID, id: ObjectID, at time: Date,
                        _ change: (inout Verification) throws -> Void) throws -> Verification {
+        try update(accountID: accountID, id: id, at: time) { verification, _ in try change(&verification) }
+    }
+
+    /// As `update`, with the transaction's connection, for writes that must commit together with
+    /// the change (an artifact and the step that lists it).
+    public func update(accountID: ObjectID, id: ObjectID, at time: Date,
+                       _ change: (inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
             guard let row = try connection.query(
@@ -102,19 +109,20 @@ public struct VerificationStore: Sendable {
             else { throw DomainError.notFound(what: "verification") }
             var verification = try Self.verification(from: row)
             let before = verification
-            try change(&verification)
+            try change(&verification, connection)
             guard verification != before else { return verification }
             verification.updatedAt = time
             verification.revision += 1
             try connection.query("""
                 UPDATE verifications SET status = $3, mobile = $4, return_url = $5, metadata = $6, steps = $7,
-                    updated_at = $8, submitted_at = $9, decided_at = $10, decision = $11, revision = $12
+                    updated_at = $8, submitted_at = $9, decided_at = $10, decision = $11, revision = $12, decision_reason = $13
                 WHERE id = $1 AND account_id = $2
                 """, .text(id.rawValue), .text(accountID.rawValue), .text(verification.status.rawValue),
                 .text(verification.mobile), .optionalText(verification.returnURL),
                 .text(try JSONColumn.encode(verification.metadata)), .text(try JSONColumn.encode(verification.steps)),
                 .date(verification.updatedAt), .date(verification.submittedAt), .date(verification.decidedAt),
-                .optionalText(verification.decision), .integer(verification.revision))
+                .optionalText(verification.decision), .integer(verification.revision),
+                .optionalText(verification.decisionReason))
             if verification.status.isClosed && !before.status.isClosed {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
                 try connection.query("UPDATE handoffs SET revoked_at = $2 WHERE verification_id = $1 AND revoked_at IS NULL",
@@ -132,7 +140,8 @@ public struct VerificationStore: Sendable {
         [.text(v.id.rawValue), .text(v.accountID.rawValue), .text(v.userID), .text(v.workflowKey),
          .integer(Int64(v.workflowVersion)), .text(v.status.rawValue), .text(v.mobile), .optionalText(v.returnURL),
          .text(try JSONColumn.encode(v.metadata)), .text(try JSONColumn.encode(v.steps)), .date(v.createdAt),
-         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .optionalText(v.decision), .integer(v.revision)]
+         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .optionalText(v.decision), .integer(v.revision),
+         .optionalText(v.decisionReason)]
     }
 
     static func verification(from row: Row) throws -> Verification {
@@ -150,6 +159,7 @@ public struct VerificationStore: Sendable {
             steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps"),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
-            decision: try row.optionalString("decision"), revision: try row.int("revision"))
+            decision: try row.optionalString("decision"), decisionReason: try row.optionalString("decision_reason"),
+            revision: try row.int("revision"))
     }
 }

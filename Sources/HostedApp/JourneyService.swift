@@ -1,0 +1,133 @@
+import Foundation
+import HostedCore
+import HostedStorage
+
+/// The user's progress through the steps of a verification: forms, images, completion, submit.
+struct JourneyService: Sendable {
+    let verifications: VerificationStore
+    let workflows: WorkflowStore
+    let artifacts: ArtifactStore
+    let clock: any WallClock
+    let random: any RandomSource
+
+    /// The pinned workflow's definition of a step.
+    func definition(of stepID: String, in verification: Verification) throws -> WorkflowStep {
+        guard let workflow = try workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
+                                                    version: verification.workflowVersion),
+              let step = workflow.steps.first(where: { $0.id == stepID })
+        else { throw DomainError.notFound(what: "step") }
+        return step
+    }
+
+    /// How many images a step takes.
+    static func imageBounds(_ step: WorkflowStep) -> ClosedRange<Int>? {
+        switch step.type {
+        case .selfie: 1...1
+        case .document: 1...2
+        case .premisesPhotos: (step.min ?? 1)...(step.max ?? 4)
+        case .profile, .digilocker: nil
+        }
+    }
+
+    /// Changes a step of an open, unsubmitted verification; refuses completed steps.
+    private func changeStep(_ verification: Verification, _ stepID: String,
+                            _ change: (inout StepState, inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
+        try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { current, connection in
+            guard current.status.isEditable else {
+                throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: "verification_closed")
+            }
+            guard let index = current.steps.firstIndex(where: { $0.id == stepID }) else { throw DomainError.notFound(what: "step") }
+            guard current.steps[index].completedAt == nil else {
+                throw DomainError.conflict(detail: "This step is already complete.", code: "step_completed")
+            }
+            var step = current.steps[index]
+            try change(&step, &current, connection)
+            current.steps[index] = step
+        }
+    }
+
+    /// Stores the profile form as the step's artifact and completes the step.
+    func submitProfile(_ verification: Verification, stepID: String, fullName: String?, dateOfBirth: String?) throws -> Verification {
+        guard try definition(of: stepID, in: verification).type == .profile else { throw DomainError.notFound(what: "step") }
+        let today = String(APIObjects.timestamp(clock.now())?.prefix(10) ?? "")
+        let form = try ProfileForm.validate(fullName: fullName, dateOfBirth: dateOfBirth, today: today)
+        let content = Array(try JSONEncoder().encode(form))
+        return try changeStep(verification, stepID) { step, current, connection in
+            let id = ObjectID(.artifact, using: random)
+            try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: "application/json",
+                                 content: content, at: clock.now(), on: connection)
+            step.artifacts = [id.rawValue]
+            step.completedAt = clock.now()
+        }
+    }
+
+    /// Adds one image to an image step, checked by its bytes; returns the artifact id and count.
+    func addImage(_ verification: Verification, stepID: String, bytes: [UInt8]) throws -> (ObjectID, count: Int) {
+        guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else { throw DomainError.notFound(what: "step") }
+        guard let image = ImageInspector.inspect(bytes) else {
+            throw DomainError.invalidRequest(detail: "The file must be a JPEG or PNG photo of at most 8 MB and 50 megapixels.",
+                                             code: "image_invalid")
+        }
+        let id = ObjectID(.artifact, using: random)
+        var count = 0
+        _ = try changeStep(verification, stepID) { step, current, connection in
+            guard step.artifacts.count < bounds.upperBound else {
+                throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: "too_many_images")
+            }
+            try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
+                                 content: bytes, at: clock.now(), on: connection)
+            step.artifacts.append(id.rawValue)
+            count = step.artifacts.count
+        }
+        return (id, count)
+    }
+
+    /// Removes an image (a retake) from a step not yet completed.
+    func removeImage(_ verification: Verification, stepID: String, artifactID: String) throws {
+        _ = try changeStep(verification, stepID) { step, current, connection in
+            guard step.artifacts.contains(artifactID) else { throw DomainError.notFound(what: "image") }
+            try artifacts.delete(id: artifactID, verificationID: current.id, on: connection)
+            step.artifacts.removeAll { $0 == artifactID }
+        }
+    }
+
+    /// Completes an image step whose image count is within its bounds.
+    func completeStep(_ verification: Verification, stepID: String) throws -> Verification {
+        guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else {
+            throw DomainError.conflict(detail: "This step is completed by its own form.", code: "step_incomplete")
+        }
+        return try changeStep(verification, stepID) { step, _, _ in
+            guard bounds.contains(step.artifacts.count) else {
+                throw DomainError.invalidRequest(detail: "This step needs \(bounds.lowerBound) to \(bounds.upperBound) image(s).",
+                                                 code: "step_incomplete")
+            }
+            step.completedAt = clock.now()
+        }
+    }
+
+    /// Submits a verification whose every step is complete.
+    func submit(_ verification: Verification) throws -> Verification {
+        try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { current in
+            if current.status == .submitted { return }
+            guard current.status.isEditable else {
+                throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: "verification_closed")
+            }
+            guard current.steps.allSatisfy({ $0.completedAt != nil }) else {
+                throw DomainError.conflict(detail: "Complete every step before submitting.", code: "steps_incomplete")
+            }
+            current.status = .submitted
+            current.submittedAt = clock.now()
+        }
+    }
+
+    /// Where the browser goes after submit: the return URL with `verification_id` and `status`
+    /// added to its query (an existing query is kept).
+    static func redirectURL(_ returnURL: String?, verification: Verification) -> String? {
+        guard let returnURL, var components = URLComponents(string: returnURL) else { return nil }
+        var items = components.queryItems ?? []
+        items.append(URLQueryItem(name: "verification_id", value: verification.id.rawValue))
+        items.append(URLQueryItem(name: "status", value: verification.status.rawValue))
+        components.queryItems = items
+        return components.string
+    }
+}

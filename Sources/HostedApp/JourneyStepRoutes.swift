@@ -1,0 +1,68 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+import HostedStorage
+
+/// The journey's step calls: the profile form, images (add, remove), completing a step, submit.
+struct JourneyStepRoutes {
+    let journey: JourneyRoutes
+    let service: JourneyService
+
+    func register(in routes: inout Router.Builder) {
+        routes.add("POST", "/j/{id}/api/steps/{step}/profile", bodyLimit: 8192) { request, context in
+            try journey.requireSameOrigin(request)
+            let (session, verification) = try journey.signedInVerification(request, context)
+            var body = try JSONObject(body: request.body)
+            let fullName = body.string("full_name", required: true)
+            let dateOfBirth = body.string("date_of_birth", required: true)
+            try body.finish()
+            let updated = try service.submitProfile(verification, stepID: context.parameters["step"] ?? "",
+                                                    fullName: fullName, dateOfBirth: dateOfBirth)
+            return try journey.journeyState(updated, session)
+        }
+        // The image is the raw body: 8 MB at most, refused before it is read when larger.
+        routes.add("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
+            try journey.requireSameOrigin(request)
+            let (_, verification) = try journey.signedInVerification(request, context)
+            let (id, count) = try service.addImage(verification, stepID: context.parameters["step"] ?? "", bytes: request.body)
+            return try .json(ImageAdded(artifact_id: id.rawValue, count: count), status: 201)
+        }
+        routes.add("DELETE", "/j/{id}/api/steps/{step}/images/{artifact}") { request, context in
+            try journey.requireSameOrigin(request)
+            let (_, verification) = try journey.signedInVerification(request, context)
+            try service.removeImage(verification, stepID: context.parameters["step"] ?? "", artifactID: context.parameters["artifact"] ?? "")
+            return Response(status: 204)
+        }
+        routes.add("POST", "/j/{id}/api/steps/{step}/complete") { request, context in
+            try journey.requireSameOrigin(request)
+            let (session, verification) = try journey.signedInVerification(request, context)
+            let updated = try service.completeStep(verification, stepID: context.parameters["step"] ?? "")
+            return try journey.journeyState(updated, session)
+        }
+        routes.add("POST", "/j/{id}/api/submit") { request, context in
+            try journey.requireSameOrigin(request)
+            let (session, verification) = try journey.signedInVerification(request, context)
+            let submitted = try service.submit(verification)
+            let redirect = JourneyService.redirectURL(session.returnURL ?? submitted.returnURL, verification: submitted)
+            return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
+        }
+    }
+
+    private struct ImageAdded: Encodable {
+        let artifact_id: String
+        let count: Int
+    }
+
+    private struct Submitted: Encodable {
+        let status: String
+        let redirect_url: String?
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(status, forKey: .status)
+            try container.encode(redirect_url, forKey: .redirect_url)
+        }
+
+        enum CodingKeys: String, CodingKey { case status, redirect_url }
+    }
+}
