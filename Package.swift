@@ -31,7 +31,7 @@ let package = Package(
         // Test-only helpers (subprocesses, counters); never linked into the service.
         .target(name: "HostedTestSupport", dependencies: ["HostedCore"]),
 
-        .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore"]),
+        .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore", "HostedTestSupport"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),
         .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),

@@ -8,6 +8,12 @@ public enum ImageInspector {
         public let contentType: String
         public let width: Int
         public let height: Int
+
+        public init(contentType: String, width: Int, height: Int) {
+            self.contentType = contentType
+            self.width = width
+            self.height = height
+        }
     }
 
     /// Largest accepted upload: 8 MB.
@@ -67,6 +73,11 @@ public enum ImageInspector {
 public struct ProfileForm: Equatable, Sendable, Codable {
     public let fullName: String
     public let dateOfBirth: String
+
+    public init(fullName: String, dateOfBirth: String) {
+        self.fullName = fullName
+        self.dateOfBirth = dateOfBirth
+    }
 
     enum CodingKeys: String, CodingKey {
         case fullName = "full_name"

@@ -1,0 +1,210 @@
+import Foundation
+import HostedApp
+import HostedCore
+import HostedHTTP
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// The journey's steps, uploads, submit and decision through the application, on both stores.
+@Suite struct JourneyStepTests {
+    static let origin = "https://verify.example.com"
+
+    /// A signed-in journey on a workflow with every image step kind and a profile.
+    struct Fixture {
+        let app: TestApplication
+        let auth: [(String, String)]
+        let id: String
+        let cookie: String
+
+        init(_ store: Store, returnURL: String? = "https://app.example.com/done?src=app") throws {
+            app = try TestApplication(store: store)
+            let created = try app.application.accounts.createAccount(name: "Acme")
+            auth = [("Authorization", "Bearer \(created.secret.value)")]
+            _ = app.request("POST", "/v1/return_urls", headers: auth, body: #"{"url":"https://app.example.com/done?src=app"}"#)
+            _ = app.request("POST", "/v1/workflows", headers: auth, body: #"""
+                {"key":"full","name":"Full","steps":[{"type":"profile"},{"type":"selfie"},
+                 {"type":"premises_photos","id":"shop","min":2,"max":3},{"type":"document"}]}
+                """#)
+            let body = returnURL.map { #","return_url":"\#($0)""# } ?? ""
+            id = app.json(app.request("POST", "/v1/verifications", headers: auth,
+                                      body: #"{"user_id":"u1","workflow":"full","mobile":"+919876543210"\#(body)}"#))["id"] as? String ?? ""
+            let url = app.json(app.request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
+            let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")
+            let exchanged = app.request("POST", "/j/\(id)/api/session", headers: [("Origin", JourneyStepTests.origin)],
+                                        body: #"{"handoff":"\#(secret)"}"#)
+            cookie = String(exchanged.headers["Set-Cookie"]?.dropFirst("hosted_session=".count).prefix { $0 != ";" } ?? "")
+        }
+
+        func journey(_ method: String, _ path: String, body: [UInt8] = [], contentType: String = "application/json") -> Response {
+            let request = Request(method: method, path: "/j/\(id)/api\(path)",
+                                  headers: HTTPHeaders([("Origin", JourneyStepTests.origin), ("Cookie", "hosted_session=\(cookie)"),
+                                                        ("Content-Type", contentType)]), body: body)
+            do {
+                return try app.application.responder.respond(to: request, context: RequestContext(requestID: "t"))
+            } catch {
+                return Response(status: 599)
+            }
+        }
+
+        func json(_ response: Response) -> [String: Any] { app.json(response) }
+        func code(_ response: Response) -> String? { json(response)["code"] as? String }
+
+        func upload(_ step: String, _ bytes: [UInt8]) -> Response {
+            journey("POST", "/steps/\(step)/images", body: bytes, contentType: "image/jpeg")
+        }
+
+        func artifactCount() throws -> Int {
+            Int(try app.application.database.query("SELECT count(*) AS n FROM artifacts")[0].int("n"))
+        }
+
+        func verification() -> [String: Any] { json(app.request("GET", "/v1/verifications/\(id)", headers: auth)) }
+
+        /// Completes every step.
+        func completeAll() {
+            _ = journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#.utf8))
+            _ = upload("selfie", TestImages.jpeg())
+            _ = journey("POST", "/steps/selfie/complete")
+            _ = upload("shop", TestImages.jpeg())
+            _ = upload("shop", TestImages.png())
+            _ = journey("POST", "/steps/shop/complete")
+            _ = upload("document", TestImages.jpeg())
+            _ = journey("POST", "/steps/document/complete")
+        }
+
+        func close() { app.close() }
+    }
+
+    @Test(arguments: Store.allCases)
+    func profile_422_thenCompletesWithAStoredForm(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let bad = f.journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"","date_of_birth":"2999-01-01"}"#.utf8))
+        #expect(bad.status == 422)
+        #expect(Set((f.json(bad)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] }) == ["full_name", "date_of_birth"])
+        #expect(try f.artifactCount() == 0)
+        let good = f.journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#.utf8))
+        #expect(good.status == 200)
+        let step = try #require((f.json(good)["steps"] as? [[String: Any]])?.first)
+        #expect(step["status"] as? String == "completed")
+        let artifact = try #require((step["artifacts"] as? [String])?.first)
+        let download = f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(artifact)", headers: f.auth)
+        #expect(download.status == 200)
+        #expect(download.headers["Content-Type"] == "application/json")
+        #expect(f.json(download) as NSDictionary == ["full_name": "Asha Rao", "date_of_birth": "1990-04-01"] as NSDictionary)
+        #expect(f.journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"B","date_of_birth":"1990-04-01"}"#.utf8)).status == 409)
+    }
+
+    @Test(arguments: Store.allCases)
+    func hostileUploads_areRefused_andStoreNothing(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let text = f.upload("selfie", Array("not really a jpeg".utf8))
+        #expect(text.status == 422)
+        #expect(f.code(text) == "image_invalid")
+        #expect(f.upload("nonexistent", TestImages.jpeg()).status == 404)
+        #expect(f.upload("profile", TestImages.jpeg()).status == 404)
+        #expect(f.upload("selfie", TestImages.png(width: 9000, height: 9000)).status == 422)
+        #expect(try f.artifactCount() == 0)
+        #expect(f.upload("selfie", TestImages.jpeg()).status == 201)
+        let second = f.upload("selfie", TestImages.jpeg())
+        #expect(second.status == 409)
+        #expect(f.code(second) == "too_many_images")
+        #expect(try f.artifactCount() == 1)
+        // The route refuses bodies over 8 MB before reading them (checked live in the e2e suite).
+        let limit = f.app.application.routeTable.contains { $0.pattern == "/j/{id}/api/steps/{step}/images" }
+        #expect(limit)
+    }
+
+    @Test(arguments: Store.allCases)
+    func images_retake_complete_andDownload(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let first = try #require(f.json(f.upload("shop", TestImages.jpeg()))["artifact_id"] as? String)
+        let early = f.journey("POST", "/steps/shop/complete")
+        #expect(early.status == 422)
+        #expect(f.code(early) == "step_incomplete")
+        #expect(f.journey("DELETE", "/steps/shop/images/\(first)").status == 204)
+        #expect(f.journey("DELETE", "/steps/shop/images/\(first)").status == 404)
+        let png = TestImages.png()
+        let kept = try #require(f.json(f.upload("shop", png))["artifact_id"] as? String)
+        #expect(f.json(f.upload("shop", TestImages.jpeg()))["count"] as? Int == 2)
+        #expect(f.journey("POST", "/steps/shop/complete").status == 200)
+        #expect(f.upload("shop", TestImages.jpeg()).status == 409)
+
+        let steps = try #require(f.verification()["steps"] as? [[String: Any]])
+        let shop = try #require(steps.first { $0["id"] as? String == "shop" })
+        #expect(shop["status"] as? String == "completed")
+        #expect(shop["completed_at"] is String)
+        #expect((shop["artifacts"] as? [String])?.first == kept)
+        let download = f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(kept)", headers: f.auth)
+        #expect(download.status == 200)
+        #expect(download.body == png)
+        #expect(download.headers["Content-Type"] == "image/png")
+        #expect(download.headers["Content-Disposition"] == "attachment; filename=\"\(kept).png\"")
+        #expect(download.headers["X-Content-Type-Options"] == "nosniff")
+        let other = try f.app.application.accounts.createAccount(name: "Other")
+        #expect(f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(kept)",
+                              headers: [("Authorization", "Bearer \(other.secret.value)")]).status == 404)
+        #expect(f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(first)", headers: f.auth).status == 404)
+    }
+
+    @Test(arguments: Store.allCases)
+    func submit_409_untilEveryStepIsDone_thenRedirectsWithQuery(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let early = f.journey("POST", "/submit")
+        #expect(early.status == 409)
+        #expect(f.code(early) == "steps_incomplete")
+        #expect(f.app.request("GET", "/j/\(f.id)/api/status").status == 401)  // in progress: nothing told
+        let before = f.app.request("GET", "/v1/verifications/\(f.id)", headers: f.auth).headers["ETag"]
+        f.completeAll()
+        let submitted = f.journey("POST", "/submit")
+        #expect(submitted.status == 200)
+        #expect(f.json(submitted)["redirect_url"] as? String
+                == "https://app.example.com/done?src=app&verification_id=\(f.id)&status=submitted")
+        let after = f.app.request("GET", "/v1/verifications/\(f.id)", headers: f.auth)
+        #expect(f.json(after)["status"] as? String == "submitted")
+        #expect(f.json(after)["submitted_at"] is String)
+        #expect(after.headers["ETag"] != before)
+        #expect(f.upload("selfie", TestImages.jpeg()).status == 409)
+        // A returning user without a session is told the state, not asked to sign in.
+        #expect(f.json(f.app.request("GET", "/j/\(f.id)/api/status"))["status"] as? String == "submitted")
+    }
+
+    @Test func submit_withoutReturnURL_hasNoRedirect() throws {
+        let f = try Fixture(.sqlite, returnURL: nil)
+        defer { f.close() }
+        f.completeAll()
+        let submitted = f.journey("POST", "/submit")
+        #expect(submitted.status == 200)
+        #expect(f.json(submitted)["redirect_url"] is NSNull)
+    }
+
+    @Test(arguments: Store.allCases)
+    func decision_onlyFromSubmitted_endsSessions(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let decide = { (body: String) in f.app.request("POST", "/v1/verifications/\(f.id)/decision", headers: f.auth, body: body) }
+        let early = decide(#"{"decision":"approved"}"#)
+        #expect(early.status == 409)
+        #expect(f.code(early) == "verification_not_submitted")
+        f.completeAll()
+        _ = f.journey("POST", "/submit")
+        #expect(decide(#"{"decision":"maybe"}"#).status == 422)
+        let approved = decide(#"{"decision":"approved","reason":"documents match"}"#)
+        #expect(approved.status == 200)
+        #expect(f.json(approved)["status"] as? String == "approved")
+        #expect(f.json(approved)["decision"] as? String == "approved")
+        #expect(f.json(approved)["decision_reason"] as? String == "documents match")
+        #expect(f.json(approved)["decided_at"] is String)
+        #expect(f.journey("GET", "/state").status == 401)
+        #expect(f.json(f.app.request("GET", "/j/\(f.id)/api/status"))["status"] as? String == "approved")
+        #expect(decide(#"{"decision":"rejected"}"#).status == 409)
+    }
+}
