@@ -17,12 +17,13 @@ public struct Configuration: Sendable {
     public var trustedProxies: [String] = []
     /// `HOSTED_DB_POOL_SIZE` / `--db-pool-size`; default one connection per HTTP worker thread.
     public var databasePoolSize = Configuration.defaultThreads
-    /// `HOSTED_THREADS` / `--threads`; default four HTTP workers per core: handlers block on the
-    /// database, so a core whose worker waits on a query needs others to run (measured on 2
-    /// cores, GET /v1/verifications/{id} on PostgreSQL: 4 workers 7.2k req/s, 8 workers 9.4k).
+    /// `HOSTED_THREADS` / `--threads`; default three HTTP workers per core: handlers block on the
+    /// database, so a core whose worker waits on a query needs others to run. Measured on 2 cores
+    /// (README, performance): more workers raise PostgreSQL-bound throughput and the tail latency
+    /// of short requests with it; three per core is the middle.
     public var threads = Configuration.defaultThreads
 
-    static let defaultThreads = 4 * ProcessInfo.processInfo.activeProcessorCount
+    static let defaultThreads = 3 * ProcessInfo.processInfo.activeProcessorCount
     /// `HOSTED_PUBLIC_DIR` / `--public-dir`; default `./public`, else `public/` beside the package
     /// the binary was built from.
     public var publicDirectory: URL = Configuration.defaultPublicDirectory()
