@@ -6,16 +6,7 @@ import HostedHTTP
 enum APIObjects {
     /// RFC 3339 in UTC to the second, e.g. `2026-11-29T12:14:51Z`.
     static func timestamp(_ date: Date?) -> String? {
-        guard let date else { return nil }
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
+        date.map { RFC3339.format($0) }
     }
 
     struct ListBody<Item: Encodable>: Encodable {
