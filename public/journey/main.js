@@ -1,84 +1,66 @@
-// The journey page: signs in (handoff first, else mobile + code) and shows where the user is.
-// fragment.js has already taken the handoff secret out of the address bar.
+// The journey page: signs in (handoff first, else mobile + code), then shows the verification's
+// steps while it is open, its outcome after. fragment.js has already taken the handoff secret.
 import { call } from "./api.js";
+import { stopCamera } from "./camera.js";
+import { setMessage } from "./dom.js";
+import { renderDone } from "./done.js";
+import { show } from "./screens.js";
 import { exchangeHandoff, setUpSignIn } from "./signin.js";
-import { strings } from "./strings.js";
+import { renderJourney } from "./steps.js";
+import { loadStrings, strings, translatePage } from "./strings.js";
 
-const screens = { loading: "loading", signin: "signin", otp: "otp", step: "steps", submitted: "done", closed: "done" };
+const OPEN = ["created", "in_progress"];
+const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired"];
 
-function show(state) {
-  document.body.dataset.state = state;
-  for (const section of document.querySelectorAll("[data-screen]")) {
-    section.hidden = section.id !== screens[state];
-  }
+function render(state, notice) {
+  stopCamera();
+  if (OPEN.includes(state.status)) renderJourney(state, actions, notice);
+  else renderDone(state.status);
 }
 
-function renderDone(status) {
-  const element = document.getElementById("journey-status");
-  element.dataset.status = status;
-  element.textContent = strings.status[status] || status;
-  show(status === "submitted" ? "submitted" : "closed");
+const actions = { render, reload: (notice) => load(notice) };
+
+/** Without a session a finished verification still shows its outcome; else sign in. */
+async function signedOut() {
+  stopCamera();
+  const result = await call("GET", "/status");
+  if (result.status === 200 && FINISHED.includes(result.body.status)) renderDone(result.body.status);
+  else show("signin");
 }
 
-function renderSteps(state) {
-  const list = document.getElementById("step-list");
-  const area = document.getElementById("step-area");
-  list.replaceChildren();
-  area.replaceChildren();
-  const current = state.steps.find((step) => step.status !== "completed");
-  for (const step of state.steps) {
-    const item = document.createElement("li");
-    item.textContent = strings.stepNames[step.type] || step.id;
-    if (step.status === "completed") item.className = "completed";
-    if (current && step.id === current.id) item.setAttribute("aria-current", "step");
-    list.append(item);
-  }
-  if (current) {
-    const container = document.createElement("section");
-    container.dataset.testid = `step-${current.id}`;
-    container.id = `step-${current.id}`;
-    const heading = document.createElement("h2");
-    heading.textContent = strings.stepNames[current.type] || current.id;
-    const note = document.createElement("p");
-    note.className = "muted";
-    note.textContent = strings.stepPending;
-    container.append(heading, note);
-    area.append(container);
-  }
-  const status = document.getElementById("journey-status");
-  status.dataset.status = state.status;
-  show("step");
+function showLoadFailure(failed) {
+  setMessage(document.getElementById("load-error"), failed ? strings.loadFailed : "");
+  document.getElementById("load-retry").hidden = !failed;
 }
 
-/** Shows the journey for the signed-in user, or the sign-in screen. */
-async function load() {
+async function load(notice) {
+  showLoadFailure(false);
   const result = await call("GET", "/state");
-  if (result.status !== 200) {
-    show("signin");
-    return;
-  }
-  const state = result.body;
-  if (state.status === "created" || state.status === "in_progress") {
-    renderSteps(state);
+  if (result.status === 200 && Array.isArray(result.body.steps)) {
+    render(result.body, notice);
+  } else if (result.status === 0 || result.status >= 500) {
+    stopCamera();
+    show("loading");
+    showLoadFailure(true);
   } else {
-    renderDone(state.status);
+    await signedOut();
   }
 }
 
-/** The handoff secret fragment.js kept in memory, taken exactly once. */
 function takeHandoffSecret() {
   const secret = window.hostedHandoff;
   delete window.hostedHandoff;
   return secret;
 }
 
-/** A handoff URL opened on top of an already-open journey changes only the fragment: no reload,
- *  so fragment.js does not run again. Strip it and exchange it here the same way. */
+/** A handoff opened on top of the open journey changes only the fragment (no reload, so no
+ *  fragment.js): strip it and exchange it here. */
 function watchForLateHandoffs() {
   window.addEventListener("hashchange", async () => {
     const secret = new URLSearchParams(location.hash.slice(1)).get("handoff");
     history.replaceState(null, "", location.pathname + location.search);
     if (!secret) return;
+    stopCamera();
     show("loading");
     await exchangeHandoff(secret);
     await load();
@@ -86,11 +68,24 @@ function watchForLateHandoffs() {
 }
 
 async function start() {
+  const secret = takeHandoffSecret();
+  const exchanged = secret ? exchangeHandoff(secret) : null;
+  const retry = document.getElementById("load-retry");
+  try {
+    await loadStrings();
+  } catch {
+    retry.hidden = false; // no words to show without the catalogue: offer a reload
+    retry.addEventListener("click", () => location.reload());
+    return;
+  }
+  translatePage();
   watchForLateHandoffs();
+  // Back (from DigiLocker, say) through the back/forward cache: the state may have moved on.
+  window.addEventListener("pageshow", (event) => { if (event.persisted) load(); });
+  retry.addEventListener("click", () => load());
   show("loading");
   setUpSignIn(show, load);
-  const secret = takeHandoffSecret();
-  if (secret) await exchangeHandoff(secret);
+  await exchanged;
   await load();
 }
 

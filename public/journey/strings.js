@@ -1,21 +1,55 @@
-// Every string the journey shows, in one place per language.
-export const strings = {
-  sendFailed: "We could not send the code just now. Please try again.",
-  waitBeforeResend: (seconds) => `Please wait ${seconds} seconds before asking for another code.`,
-  badNumber: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
-  badCode: "That code is not right, or it has expired. Ask for a new code.",
-  codeShape: "The code has 6 digits.",
-  offline: "You seem to be offline. Check your connection and try again.",
-  stepNames: {
-    profile: "Your details", selfie: "Selfie", premises_photos: "Photos of your premises",
-    document: "Identity document", digilocker: "DigiLocker consent",
-  },
-  stepPending: "This step opens here.",
-  status: {
-    submitted: "Thank you. Your verification has been submitted.",
-    approved: "Your verification is complete.",
-    rejected: "Your verification could not be completed.",
-    canceled: "This verification was canceled.",
-    expired: "This verification has expired.",
-  },
-};
+// The page's language: `?lang=hi|en`, else the browser's first language that the journey speaks,
+// else English. All strings live in one catalogue per language (i18n/); a page loads only its own.
+const catalogues = { en: "English", hi: "हिन्दी" };
+
+/** "hi" or "en" for a language tag such as "hi-IN", or undefined. */
+function supported(tag) {
+  const base = String(tag || "").toLowerCase().split("-")[0];
+  return catalogues[base] ? base : undefined;
+}
+
+export function chooseLanguage(search, preferred) {
+  const asked = supported(new URLSearchParams(search).get("lang"));
+  if (asked) return asked;
+  for (const tag of preferred || []) {
+    const found = supported(tag);
+    if (found) return found;
+  }
+  return "en";
+}
+
+export const language = chooseLanguage(location.search, navigator.languages || [navigator.language]);
+
+/** The catalogue, filled by loadStrings() before anything is shown. */
+export const strings = {};
+
+export async function loadStrings() {
+  const path = `./i18n/${language}.js`;
+  // Once more on a network hiccup (another URL: a failed module load may stay cached).
+  const catalogue = await import(path).catch(() => import(`${path}?again`));
+  Object.assign(strings, catalogue.default);
+}
+
+function pageString(key) {
+  return strings.page[key] ?? strings[key];
+}
+
+/** Words for the static page's `data-i18n` (text) and `data-i18n-label` (aria-label) keys. */
+export function translatePage() {
+  document.documentElement.lang = language;
+  document.title = strings.page.title;
+  for (const element of document.querySelectorAll("[data-i18n]")) {
+    element.textContent = pageString(element.dataset.i18n);
+  }
+  for (const element of document.querySelectorAll("[data-i18n-label]")) {
+    element.setAttribute("aria-label", pageString(element.dataset.i18nLabel));
+  }
+  // A link to this page in the other language, the query's other parameters kept.
+  const other = language === "hi" ? "en" : "hi";
+  const query = new URLSearchParams(location.search);
+  query.set("lang", other);
+  const link = document.getElementById("language-switch");
+  link.href = `?${query}`;
+  link.lang = link.hreflang = other;
+  link.textContent = catalogues[other];
+}

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 
 import pytest
 import requests
+from selenium.webdriver.common.by import By
 
 from browser import (
     ARTIFACTS,
@@ -208,14 +209,17 @@ def test_used_handoff_asks_a_second_browser_to_sign_in(browsers, journey_hosted,
     assert_clean_console(second)
 
 
-def test_handoff_of_a_canceled_verification_asks_to_sign_in(browser, journey_hosted, new_verification):
+def test_handoff_of_a_canceled_verification_shows_it_is_closed(browser, journey_hosted, new_verification):
     verification = new_verification()
     handoff = mint_handoff(journey_hosted, verification)
     canceled = _api(journey_hosted, "POST", f"/v1/verifications/{verification['id']}/cancel")
     assert canceled["status"] == "canceled"
 
     browser.get(handoff["url"])
-    assert wait_for_settled_state(browser) == "signin", f"a canceled verification's handoff: {describe(browser)}"
+    # Not a sign-in that could lead nowhere: the journey says the verification was canceled.
+    assert wait_for_settled_state(browser) == "closed", f"a canceled verification's handoff: {describe(browser)}"
+    status = browser.find_element(By.CSS_SELECTOR, '[data-testid="journey-status"]')
+    assert status.get_attribute("data-status") == "canceled"
     assert location_hash(browser) == ""
     assert session_cookies(browser) == []
     assert status_of(journey_hosted, verification) == "canceled"

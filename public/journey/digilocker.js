@@ -1,0 +1,31 @@
+// The `digilocker` step: off to DigiLocker's consent screen; the server brings the user back to
+// the journey, which then shows the step completed (or this step again, to retry).
+import { call } from "./api.js";
+import { announce, errorLine, h, setMessage } from "./dom.js";
+import { goTo } from "./navigate.js";
+import { strings } from "./strings.js";
+
+async function begin(ctx, button, error) {
+  button.disabled = true;
+  setMessage(error, "");
+  announce(strings.digilocker.opening);
+  const result = await call("POST", "/digilocker/start");
+  if (result.status === 200 && goTo(result.body.authorize_url)) return;
+  button.disabled = false;
+  if (ctx.settle(result)) return;
+  setMessage(error, result.status === 0 ? strings.offline : strings.digilocker.startFailed);
+  button.textContent = strings.retry;
+}
+
+function documentList(documents) {
+  if (!Array.isArray(documents) || !documents.length) return [];
+  const names = strings.digilocker.documents;
+  return [h("p", {}, strings.digilocker.documentsIntro), h("ul", {}, documents.map((name) => h("li", {}, names[name] || name)))];
+}
+
+export function renderDigilocker(ctx) {
+  const error = errorLine();
+  const button = h("button", { type: "button", dataset: { testid: "digilocker-start" } }, strings.digilocker.start);
+  button.addEventListener("click", () => begin(ctx, button, error));
+  return h("div", {}, h("p", {}, strings.digilocker.intro), documentList(ctx.step.documents), error, button);
+}

@@ -1,0 +1,75 @@
+// The steps screen: progress, then the first step not yet completed (one step per screen), or
+// the review screen once every step is done.
+import { renderPhotos } from "./capture.js";
+import { renderDigilocker } from "./digilocker.js";
+import { errorLine, focusHeading, h, heading, setMessage } from "./dom.js";
+import { PHOTO_STEPS } from "./photoplan.js";
+import { renderProfile } from "./profile.js";
+import { renderReview } from "./review.js";
+import { show } from "./screens.js";
+import { strings } from "./strings.js";
+
+const renderers = { profile: renderProfile, digilocker: renderDigilocker };
+for (const type of PHOTO_STEPS) renderers[type] = renderPhotos;
+
+function stepName(step) {
+  return strings.stepNames[step.type] || step.id;
+}
+
+function progressItem(step, current) {
+  const status = step.status === "completed" ? "completed" : step === current ? "current" : "pending";
+  return h("li", { className: status, "aria-current": status === "current" ? "step" : null },
+    h("span", { className: "visually-hidden" }, `${stepName(step)}: ${strings.stepStates[status]}`));
+}
+
+function renderProgress(state, current) {
+  const total = state.steps.length;
+  document.getElementById("step-progress").textContent = current
+    ? strings.progress(state.steps.indexOf(current) + 1, total)
+    : strings.progressDone(total);
+  document.getElementById("step-list").replaceChildren(...state.steps.map((step) => progressItem(step, current)));
+}
+
+function context(state, step, actions) {
+  return {
+    state,
+    step,
+    actions,
+    /** Shows a new state, or signs in again without a session; false for other answers. */
+    settle(result) {
+      if (result.status === 200 && result.body && Array.isArray(result.body.steps)) {
+        actions.render(result.body);
+        return true;
+      }
+      if (result.status === 401) {
+        actions.reload();
+        return true;
+      }
+      return false;
+    },
+    reload: (notice) => actions.reload(notice),
+    failure: (result) => (result.status === 0 ? strings.offline : strings.failed),
+  };
+}
+
+function stepScreen(ctx) {
+  const { step } = ctx;
+  const render = renderers[step.type];
+  const titleId = `step-${step.id}-title`;
+  return h("section", { id: `step-${step.id}`, dataset: { testid: `step-${step.id}` }, "aria-labelledby": titleId },
+    heading(stepName(step), titleId), render ? render(ctx) : h("p", {}, strings.unknownStep));
+}
+
+/** Shows an open verification; `notice` explains, above the step, why it was reloaded. */
+export function renderJourney(state, actions, notice) {
+  const current = state.steps.find((step) => step.status !== "completed");
+  const ctx = context(state, current, actions);
+  renderProgress(state, current);
+  const area = document.getElementById("step-area");
+  const noticeLine = errorLine();
+  setMessage(noticeLine, notice);
+  area.replaceChildren(noticeLine, current ? stepScreen(ctx) : renderReview(ctx));
+  document.getElementById("journey-status").dataset.status = state.status;
+  show("step");
+  focusHeading(area);
+}
