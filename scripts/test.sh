@@ -16,7 +16,8 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
         then, alone, the test that restarts PostgreSQL (reconnect)
      c. swift test --sanitize=thread --scratch-path .build/tsan --filter "$HOSTED_TSAN_FILTER"
      d. pytest tests/e2e in .build/venv   (only if tests/e2e has test files; installs the
-                                          Debian chromium + chromium-driver the browser tests use)
+                                          Debian chromium, chromium-driver, webkit2gtk-driver and
+                                          xvfb the browser tests use; runs under xvfb-run -a)
 
 Environment:
   HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage)
@@ -88,8 +89,9 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     fi
     if [[ ${#e2e_files[@]} -gt 0 ]]; then
         run_e2e() {
-            # The journey's browser tests drive Debian's headless Chromium through chromedriver.
-            bash scripts/setup-debian.sh chromium chromium-driver
+            # The journey's browser tests drive Debian's headless Chromium through chromedriver,
+            # and WebKitGTK's MiniBrowser through WebKitWebDriver, which needs an X display (Xvfb).
+            bash scripts/setup-debian.sh chromium chromium-driver webkit2gtk-driver xvfb xauth libgl1-mesa-dri
             # Debian's own python3 needs python3-venv for `-m venv`.
             python3 -c 'import ensurepip' 2>/dev/null || bash scripts/setup-debian.sh python3-venv
             python3 -m venv .build/venv
@@ -100,7 +102,7 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
             .build/venv/bin/python -c 'import pytest' 2>/dev/null ||
                 .build/venv/bin/pip install -q pytest
             # Test files exist, so "no tests collected" (exit 5) is a failure too.
-            .build/venv/bin/python -m pytest tests/e2e
+            xvfb-run -a .build/venv/bin/python -m pytest tests/e2e
         }
         step e2e run_e2e
     else

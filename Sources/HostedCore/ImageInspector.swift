@@ -93,8 +93,12 @@ public struct ProfileForm: Equatable, Sendable, Codable {
             errors.append(FieldError(field: "full_name", message: "must be 1 to 200 printable characters"))
         }
         let date = dateOfBirth ?? ""
-        if !isRealDate(date) || date > today || date < earliest(today) {
-            errors.append(FieldError(field: "date_of_birth", message: "must be a real date (YYYY-MM-DD), not in the future"))
+        if !isRealDate(date) {
+            errors.append(FieldError(field: "date_of_birth", message: "must be a real date written YYYY-MM-DD"))
+        } else if date > today {
+            errors.append(FieldError(field: "date_of_birth", message: "must not be in the future"))
+        } else if date < earliest(today) {
+            errors.append(FieldError(field: "date_of_birth", message: "must be within the last 130 years"))
         }
         guard errors.isEmpty else { throw .invalidRequest(detail: "Please check your details.", errors: errors) }
         return ProfileForm(fullName: name, dateOfBirth: date)

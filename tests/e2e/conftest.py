@@ -13,12 +13,18 @@ whose `--public-url` is that same `http://127.0.0.1:PORT`: the journey's POSTs m
 there. `browsers` / `browser` give each test headless Chromium instances with fresh profiles
 (see browser.py).
 
+The step tests use `steps_hosted`: the same journey server through a second account whose `kyc`
+workflow has profile, selfie and premises photos, with a loopback return page (`return_page`)
+registered as its return URL; `webkit` gives them a WebKitGTK MiniBrowser (under `xvfb-run -a`).
+
 Local-only knob: `HOSTED_E2E_SCHEMA_PATH=public/openapi.yaml` loads the contract from a file
 instead of `GET /v1/openapi.yaml` (for trying the harness before the server serves it).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import http.server
 import json
 import os
 import re
@@ -26,6 +32,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,6 +291,9 @@ class JourneyServer:
     stderr_path: Path = field(default=Path(), repr=False)
     # Handoff secrets and session tokens the tests handled: none may ever reach the log.
     secrets: list[str] = field(default_factory=list, repr=False)
+    # How to run the CLI against this server's database (for fixtures that add accounts).
+    binary: Path | None = field(default=None, repr=False)
+    cli_env: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def auth_headers(self) -> dict[str, str]:
@@ -354,7 +364,8 @@ def journey_hosted(tmp_path_factory: pytest.TempPathFactory):
             pytest.fail(f"creating the kyc workflow answered {response.status_code}: {response.text[:500]}",
                         pytrace=False)
         server = JourneyServer(base_url=public_url, api_key=created["api_key"],
-                               account_id=created["account_id"], stderr_path=stderr_path)
+                               account_id=created["account_id"], stderr_path=stderr_path,
+                               binary=binary, cli_env=env)
         yield server
     finally:
         if process.poll() is None:
@@ -388,10 +399,11 @@ def browsers(tmp_path: Path):
     opened = []
     count = 0
 
-    def open_browser():
+    def open_browser(**options):
+        """`options` go to browser.new_driver (e.g. `camera="denied"`)."""
         nonlocal count
         count += 1  # never reused, even after an early quit: every profile starts empty
-        driver = new_driver(tmp_path / f"profile-{count}")
+        driver = new_driver(tmp_path / f"profile-{count}", **options)
         opened.append(driver)
         return driver
 
@@ -415,3 +427,87 @@ def browsers(tmp_path: Path):
 def browser(browsers):
     """One headless Chromium with a fresh profile."""
     return browsers()
+
+
+# --- the journey's steps: a second account, its return page, WebKit -------------------------
+
+STEPS_WORKFLOW = {
+    "key": "kyc",
+    "name": "KYC",
+    "steps": [
+        {"type": "profile"},
+        {"type": "selfie"},
+        {"type": "premises_photos", "min": 2, "max": 4},
+    ],
+}
+
+
+class _ReturnPageHandler(http.server.BaseHTTPRequestHandler):
+    """The customer's landing page: 200 with a tiny HTML page for any GET, each path recorded."""
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        self.server.paths.append(self.path)
+        body = b"<!doctype html><html lang=en><title>Back in the app</title><h1>Back in the app</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+@dataclass(frozen=True)
+class ReturnPage:
+    """Where the journey sends the browser after submit: `url` is the registered return URL."""
+
+    url: str
+    paths: list[str]
+
+
+@pytest.fixture(scope="session")
+def return_page():
+    """A loopback HTTP server playing the customer's return page (`/kyc/done?src=app`)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ReturnPageHandler)
+    server.paths = []
+    thread = threading.Thread(target=server.serve_forever, name="return-page", daemon=True)
+    thread.start()
+    try:
+        yield ReturnPage(url=f"http://127.0.0.1:{server.server_port}/kyc/done?src=app", paths=server.paths)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def steps_hosted(journey_hosted: JourneyServer, return_page: ReturnPage, tmp_path_factory: pytest.TempPathFactory):
+    """The journey server seen through a second account of its own, whose `kyc` workflow is
+    profile, selfie, premises_photos (2..4) and whose registered return URL is `return_page`'s
+    (loopback `http`, allowed in dev mode). A separate account, so the sign-in tests' `kyc`
+    workflow (profile, selfie) stays as it is."""
+    if journey_hosted.binary is None:
+        pytest.fail("journey_hosted carries no CLI binary to create a second account with", pytrace=False)
+    created = _create_account(journey_hosted.binary, journey_hosted.cli_env, tmp_path_factory.mktemp("steps-account"))
+    journey_hosted.secrets.append(created["api_key"])  # checked against the server log at teardown
+    server = dataclasses.replace(journey_hosted, api_key=created["api_key"], account_id=created["account_id"])
+    for path, body in (("/v1/return_urls", {"url": return_page.url}), ("/v1/workflows", STEPS_WORKFLOW)):
+        response = requests.post(server.base_url + path, json=body, headers=server.auth_headers, timeout=10)
+        if response.status_code not in (200, 201):
+            pytest.fail(f"seeding POST {path} answered {response.status_code}: {response.text[:500]}", pytrace=False)
+    return server
+
+
+@pytest.fixture
+def webkit(tmp_path: Path):
+    """One WebKitGTK MiniBrowser (needs a display: run pytest under `xvfb-run -a`)."""
+    from browser import new_webkit_driver
+
+    driver = new_webkit_driver(tmp_path / "webkit")
+    try:
+        yield driver
+    finally:
+        try:
+            driver.quit()
+        except Exception:
+            pass
