@@ -95,7 +95,7 @@ enum APIObjects {
             return_url = v.returnURL
             mobile_last4 = v.mobileLast4
             steps = v.steps.map {
-                StepBody(id: $0.id, type: $0.type.rawValue, status: $0.completedAt == nil ? "pending" : "completed",
+                StepBody(id: $0.id, type: $0.type.rawValue, status: $0.statusName,
                          completed_at: timestamp($0.completedAt), artifacts: $0.artifacts)
             }
             metadata = v.metadata

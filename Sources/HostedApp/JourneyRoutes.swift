@@ -192,7 +192,7 @@ struct JourneyRoutes {
             steps = v.steps.map { state in
                 let definition = pinned?.steps.first { $0.id == state.id }
                 let bounds = definition.flatMap(JourneyService.imageBounds)
-                return JourneyStep(id: state.id, type: state.type.rawValue, status: state.completedAt == nil ? "pending" : "completed",
+                return JourneyStep(id: state.id, type: state.type.rawValue, status: state.statusName,
                                    completed_at: APIObjects.timestamp(state.completedAt), min: bounds?.lowerBound,
                                    max: bounds?.upperBound, documents: definition?.documents, artifacts: state.artifacts)
             }

@@ -31,6 +31,9 @@ public struct StepState: Equatable, Sendable, Codable {
         self.artifacts = artifacts
     }
 
+    /// `pending` or `completed`, as the API and the journey page show it.
+    public var statusName: String { completedAt == nil ? "pending" : "completed" }
+
     enum CodingKeys: String, CodingKey { case id, type, completedAt, artifacts }
 
     public init(from decoder: Decoder) throws {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HostedApp
 import HostedCore
+import HostedCrypto
 import HostedHTTP
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// Encodable form gives, so the documented shape has one definition in effect.
 @Suite struct VerificationJSONTests {
     static func sample(returnURL: String?, metadata: [String: String], completed: Bool) -> Verification {
-        let random = SecureRandomForTests()
+        let random = SecureRandom()
         let now = Date(unixMilliseconds: 1_795_000_000_000)
         return Verification(
             id: ObjectID(.verification, using: random), accountID: ObjectID(.account, using: random), userID: "user:42@acme.example",
@@ -28,9 +29,4 @@ import Testing
         let encoded = String(decoding: try JSONCoding.encoder.encode(body), as: UTF8.self)
         #expect(body.json == encoded)
     }
-}
-
-/// Deterministic enough for ids in a JSON shape test.
-struct SecureRandomForTests: RandomSource {
-    func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
 }
