@@ -34,6 +34,9 @@ static inline struct MHD_Daemon *hosted_mhd_start(
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        /* libmicrohttpd's default backlog (32) overflows when hundreds of clients connect at
+           once; dropped handshakes then wait for SYN-ACK retransmits for seconds. */
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, hosted_mhd_keep_escaped, NULL,
         MHD_OPTION_END);
