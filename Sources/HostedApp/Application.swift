@@ -94,11 +94,23 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                 publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies))
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)
-    JourneyStepRoutes(journey: journey, service: JourneyService(verifications: verifications, workflows: workflows,
-                                                                artifacts: artifacts, clock: clock, random: random)).register(in: &routes)
+    let journeyService = JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts,
+                                        clock: clock, random: random)
+    JourneyStepRoutes(journey: journey, service: journeyService).register(in: &routes)
+    let digiLockerStore = DigiLockerStore(database: database)
+    let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
+    DigiLockerRoutes(journey: journey,
+                     service: DigiLockerService(store: digiLockerStore, journey: journeyService, provider: digiLocker.map(DigiLockerProvider.init),
+                                                key: secretKey, clock: clock, random: random, log: log),
+                     publicURL: configuration.publicURL).register(in: &routes)
     DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
                    respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
-    if configuration.devMode { DevRoutes(store: signInStore).register(in: &routes) }
+    if configuration.devMode {
+        DevRoutes(store: signInStore).register(in: &routes)
+        if let digiLocker {
+            DigiLockerSimulatorRoutes(store: digiLockerStore, endpoints: digiLocker, clock: clock, random: random).register(in: &routes)
+        }
+    }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,

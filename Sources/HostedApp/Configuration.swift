@@ -32,6 +32,9 @@ public struct Configuration: Sendable {
     public var smsRelayURL: URL?
     /// `HOSTED_SMS_RELAY_SECRET`: key of the HMAC signature on relay requests.
     public var smsRelaySecret: String?
+    /// `HOSTED_DIGILOCKER_AUTHORIZE_URL`, `…_TOKEN_URL`, `…_API_URL`, `…_CLIENT_ID`,
+    /// `…_CLIENT_SECRET`; default none — dev mode then uses the built-in simulator.
+    public var digiLocker = DigiLockerSettings()
     /// `HOSTED_POLL_RATE` / `--poll-rate`; default 1 request per second sustained, per verification.
     public var pollRate: Double = 1
     /// `HOSTED_POLL_BURST` / `--poll-burst`; default 10 requests at once, per verification.
@@ -134,12 +137,33 @@ public struct Configuration: Sendable {
         case "HOSTED_POLL_BURST":
             guard let burst = Int(value), (1...1_000_000).contains(burst) else { throw Invalid(description: "\(name) must be 1…1000000") }
             pollBurst = burst
+        case "HOSTED_DIGILOCKER_AUTHORIZE_URL", "HOSTED_DIGILOCKER_TOKEN_URL", "HOSTED_DIGILOCKER_API_URL":
+            guard let url = URL(string: value.hasSuffix("/") ? String(value.dropLast()) : value),
+                  let scheme = url.scheme?.lowercased(), scheme == "https" || (scheme == "http" && Self.isLoopback(url.host)),
+                  url.host != nil, url.fragment == nil, url.user == nil
+            else { throw Invalid(description: "\(name) must be an https URL (http only on a loopback address)") }
+            switch name {
+            case "HOSTED_DIGILOCKER_AUTHORIZE_URL": digiLocker.authorizeURL = url
+            case "HOSTED_DIGILOCKER_TOKEN_URL": digiLocker.tokenURL = url
+            default: digiLocker.apiURL = url
+            }
+        case "HOSTED_DIGILOCKER_CLIENT_ID":
+            guard !value.isEmpty, value.utf8.count <= 200 else { throw Invalid(description: "\(name) must be 1…200 characters") }
+            digiLocker.clientID = value
+        case "HOSTED_DIGILOCKER_CLIENT_SECRET":
+            guard value.utf8.count >= 8 else { throw Invalid(description: "\(name) must be at least 8 characters") }
+            digiLocker.clientSecret = value
         case "HOSTED_PUBLIC_DIR":
             publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
         default:
             // Unknown HOSTED_* variables belong to later features or to tests; they are ignored.
             break
         }
+    }
+
+    static func isLoopback(_ host: String?) -> Bool {
+        guard let host = host?.lowercased() else { return false }
+        return host == "localhost" || host == "[::1]" || host == "::1" || host.hasPrefix("127.")
     }
 
     static func defaultPublicDirectory() -> URL {

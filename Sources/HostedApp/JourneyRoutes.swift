@@ -128,15 +128,7 @@ struct JourneyRoutes {
         return cookie
     }
 
-    func cookie(_ request: Request) -> String? {
-        for header in request.headers where header.name.lowercased() == "cookie" {
-            for pair in header.value.split(separator: ";") {
-                let trimmed = pair.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix(Self.cookieName + "=") { return String(trimmed.dropFirst(Self.cookieName.count + 1)) }
-            }
-        }
-        return nil
-    }
+    func cookie(_ request: Request) -> String? { request.cookie(Self.cookieName) }
 
     /// State-changing calls must come from the journey's own origin (CSRF).
     func requireSameOrigin(_ request: Request) throws {

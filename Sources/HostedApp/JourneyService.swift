@@ -30,7 +30,7 @@ struct JourneyService: Sendable {
     }
 
     /// Changes a step of an open, unsubmitted verification; refuses completed steps.
-    private func changeStep(_ verification: Verification, _ stepID: String,
+    func changeStep(_ verification: Verification, _ stepID: String,
                             _ change: (inout StepState, inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { current, connection in
             guard current.status.isEditable else {

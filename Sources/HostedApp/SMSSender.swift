@@ -46,33 +46,13 @@ struct RelaySMSSender: SMSSender {
         request.httpBody = payload
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("t=\(timestamp),v1=\(signature)", forHTTPHeaderField: "X-Hosted-Signature")
-        let outcome = RelayOutcome()
-        let done = DispatchSemaphore(value: 0)
-        // Called from an HTTP worker thread (never Swift's cooperative pool), which waits here.
-        URLSession.shared.dataTask(with: request) { _, response, error in
-            outcome.set(status: (response as? HTTPURLResponse)?.statusCode, failed: error != nil)
-            done.signal()
-        }.resume()
-        guard done.wait(timeout: .now() + Self.timeout + 1) == .success else { throw SMSFailure(description: "SMS relay timed out") }
-        guard let status = outcome.status, (200..<300).contains(status) else {
-            throw SMSFailure(description: "SMS relay answered \(outcome.status.map(String.init) ?? "nothing")")
+        let reply: OutboundHTTP.Reply
+        do {
+            reply = try OutboundHTTP.send(request, maximumBytes: 4096)
+        } catch {
+            throw SMSFailure(description: "SMS relay: \(error)")
         }
-    }
-}
-
-/// The relay's answer, handed from URLSession's thread to the waiting one.
-private final class RelayOutcome: @unchecked Sendable {  // fields only under `lock`
-    private let lock = NSLock()
-    private var storedStatus: Int?
-    func set(status: Int?, failed: Bool) {
-        lock.lock()
-        storedStatus = failed ? nil : status
-        lock.unlock()
-    }
-    var status: Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        return storedStatus
+        guard (200..<300).contains(reply.status) else { throw SMSFailure(description: "SMS relay answered \(reply.status)") }
     }
 }
 

@@ -11,6 +11,11 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
+    /// Every value of the named header, in order (`Set-Cookie` may repeat).
+    public func all(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }

@@ -27,6 +27,17 @@ public struct Request: Sendable {
         query.first { $0.name == name }?.value
     }
 
+    /// The value of the first cookie named `name` in the `Cookie` headers.
+    public func cookie(_ name: String) -> String? {
+        for header in headers where header.name.lowercased() == "cookie" {
+            for pair in header.value.split(separator: ";") {
+                let trimmed = pair.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix(name + "=") { return String(trimmed.dropFirst(name.count + 1)) }
+            }
+        }
+        return nil
+    }
+
     /// Decodes `application/x-www-form-urlencoded` style text: `+` is a space, `%XX` a byte.
     /// Returns nil when the escapes are not valid UTF-8.
     public static func formDecode(_ text: String) -> String? {

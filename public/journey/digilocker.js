@@ -9,7 +9,7 @@ async function begin(ctx, button, error) {
   button.disabled = true;
   setMessage(error, "");
   announce(strings.digilocker.opening);
-  const result = await call("POST", "/digilocker/start");
+  const result = await call("POST", "/digilocker/start", { step: ctx.step.id });
   if (result.status === 200 && goTo(result.body.authorize_url)) return;
   button.disabled = false;
   if (ctx.settle(result)) return;
@@ -25,7 +25,11 @@ function documentList(documents) {
 
 export function renderDigilocker(ctx) {
   const error = errorLine();
-  const button = h("button", { type: "button", dataset: { testid: "digilocker-start" } }, strings.digilocker.start);
+  error.dataset.testid = "digilocker-error";
+  // Back from DigiLocker without the documents: say why, and offer the way out again.
+  setMessage(error, ctx.setback ? strings.digilocker.setbacks[ctx.setback] || strings.digilocker.setbacks.failed : "");
+  const label = ctx.setback ? strings.digilocker.retry : strings.digilocker.start;
+  const button = h("button", { type: "button", dataset: { testid: "digilocker-start" } }, label);
   button.addEventListener("click", () => begin(ctx, button, error));
   return h("div", {}, h("p", {}, strings.digilocker.intro), documentList(ctx.step.documents), error, button);
 }

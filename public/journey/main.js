@@ -12,9 +12,9 @@ import { loadStrings, strings, translatePage } from "./strings.js";
 const OPEN = ["created", "in_progress"];
 const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired"];
 
-function render(state, notice) {
+function render(state, notice, setback) {
   stopCamera();
-  if (OPEN.includes(state.status)) renderJourney(state, actions, notice);
+  if (OPEN.includes(state.status)) renderJourney(state, actions, notice, setback);
   else renderDone(state.status);
 }
 
@@ -33,11 +33,11 @@ function showLoadFailure(failed) {
   document.getElementById("load-retry").hidden = !failed;
 }
 
-async function load(notice) {
+async function load(notice, setback) {
   showLoadFailure(false);
   const result = await call("GET", "/state");
   if (result.status === 200 && Array.isArray(result.body.steps)) {
-    render(result.body, notice);
+    render(result.body, notice, setback);
   } else if (result.status === 0 || result.status >= 500) {
     stopCamera();
     show("loading");
@@ -45,6 +45,18 @@ async function load(notice) {
   } else {
     await signedOut();
   }
+}
+
+/** The server's word on a DigiLocker round trip that came back without the documents
+ *  (`?digilocker=denied`), taken off the address so a reload does not repeat it. */
+function takeDigilockerSetback() {
+  const query = new URLSearchParams(location.search);
+  const setback = query.get("digilocker");
+  if (!setback) return undefined;
+  query.delete("digilocker");
+  const rest = query.toString();
+  history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : ""));
+  return setback;
 }
 
 function takeHandoffSecret() {
@@ -69,6 +81,7 @@ function watchForLateHandoffs() {
 
 async function start() {
   const secret = takeHandoffSecret();
+  const setback = takeDigilockerSetback();
   const exchanged = secret ? exchangeHandoff(secret) : null;
   const retry = document.getElementById("load-retry");
   try {
@@ -86,7 +99,7 @@ async function start() {
   show("loading");
   setUpSignIn(show, load);
   await exchanged;
-  await load();
+  await load(undefined, setback);
 }
 
 start();

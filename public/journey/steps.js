@@ -30,11 +30,13 @@ function renderProgress(state, current) {
   document.getElementById("step-list").replaceChildren(...state.steps.map((step) => progressItem(step, current)));
 }
 
-function context(state, step, actions) {
+function context(state, step, actions, setback) {
   return {
     state,
     step,
     actions,
+    /** Why the user came back from DigiLocker without the documents, if they did. */
+    setback,
     /** Shows a new state, or signs in again without a session; false for other answers. */
     settle(result) {
       if (result.status === 200 && result.body && Array.isArray(result.body.steps)) {
@@ -60,10 +62,11 @@ function stepScreen(ctx) {
     heading(stepName(step), titleId), render ? render(ctx) : h("p", {}, strings.unknownStep));
 }
 
-/** Shows an open verification; `notice` explains, above the step, why it was reloaded. */
-export function renderJourney(state, actions, notice) {
+/** Shows an open verification; `notice` explains, above the step, why it was reloaded;
+ *  `setback` is DigiLocker's (denied, failed, expired, missing), shown in its own step. */
+export function renderJourney(state, actions, notice, setback) {
   const current = state.steps.find((step) => step.status !== "completed");
-  const ctx = context(state, current, actions);
+  const ctx = context(state, current, actions, current && current.type === "digilocker" ? setback : undefined);
   renderProgress(state, current);
   const area = document.getElementById("step-area");
   const noticeLine = errorLine();

@@ -94,6 +94,13 @@ export default {
     start: "Continue to DigiLocker",
     opening: "Opening DigiLocker…",
     startFailed: "We could not open DigiLocker just now. Please try again.",
+    retry: "Try DigiLocker again",
+    setbacks: {
+      denied: "You did not allow DigiLocker to share your documents. To continue, try again and choose Allow.",
+      failed: "We could not get your documents from DigiLocker. Please try again.",
+      expired: "That DigiLocker visit expired or was already used. Please start it again.",
+      missing: "Your DigiLocker does not hold every document we asked for. Add it in DigiLocker, then try again.",
+    },
   },
   review: {
     title: "Check and submit",

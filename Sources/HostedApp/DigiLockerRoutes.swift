@@ -1,0 +1,64 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+
+/// `POST /j/{id}/api/digilocker/start` (signed in) and the provider's way back,
+/// `GET /journey/digilocker/callback`. The journey's session cookie is scoped to `/j/{id}`, so the
+/// callback is bound to the browser by its own nonce cookie, scoped to the callback's path.
+struct DigiLockerRoutes {
+    let journey: JourneyRoutes
+    let service: DigiLockerService
+    let publicURL: URL
+
+    static let nonceCookie = "hosted_digilocker"
+
+    func register(in routes: inout Router.Builder) {
+        routes.add("POST", "/j/{id}/api/digilocker/start", bodyLimit: 4096) { request, context in
+            try journey.requireSameOrigin(request)
+            let (_, verification) = try journey.signedInVerification(request, context)
+            var stepID: String?
+            if !request.body.isEmpty {
+                var body = try JSONObject(body: request.body)
+                stepID = body.string("step")
+                try body.finish()
+            }
+            let (url, nonce) = try service.start(verification, stepID: stepID)
+            var response = try Response.json(["authorize_url": url])
+            response.headers.add("Set-Cookie", nonceCookie(nonce, maxAge: Int(DigiLockerService.stateLifetime)))
+            response.headers.add("Cache-Control", "no-store")
+            return response
+        }
+        routes.add("GET", DigiLockerEndpoints.callbackPath) { request, _ in
+            let outcome = try service.finish(state: request.queryValue("state"), nonce: request.cookie(Self.nonceCookie),
+                                             code: request.queryValue("code"), error: request.queryValue("error"))
+            var headers = HTTPHeaders([("Set-Cookie", nonceCookie("", maxAge: 0)), ("Cache-Control", "no-store"),
+                                       ("Referrer-Policy", "no-referrer")])
+            switch outcome {
+            case .journey(let id, let setback):
+                let query = setback.map { "?digilocker=" + $0.rawValue } ?? ""
+                headers.add("Location", publicURL.absoluteString + "/j/" + id.rawValue + query)
+                return Response(status: 303, headers: headers)
+            case .rejected:
+                headers.add("Content-Type", "text/html; charset=utf-8")
+                headers.add("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+                return Response(status: 400, headers: headers, body: Array(Self.rejectedPage.utf8))
+            }
+        }
+    }
+
+    /// For a state that was never issued: there is no journey to go back to.
+    static let rejectedPage = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Link not valid</title></head>
+        <body data-state="digilocker-rejected"><main><h1>This link is not valid</h1>
+        <p>This DigiLocker link was not made for this browser or has been changed. Go back to the app
+        that sent you and open your verification again.</p></main></body></html>
+        """
+
+    private func nonceCookie(_ value: String, maxAge: Int) -> String {
+        var cookie = "\(Self.nonceCookie)=\(value); Path=\(DigiLockerEndpoints.callbackPath); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
+        if publicURL.scheme == "https" { cookie += "; Secure" }
+        return cookie
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedStorage
+
+/// The DigiLocker step's round trip: a one-time `state` bound to the verification, the step and
+/// the browser (a nonce cookie), PKCE S256, then the code exchange, the documents reduced to the
+/// fields kept, and the step completed — all or nothing.
+struct DigiLockerService: Sendable {
+    let store: DigiLockerStore
+    let journey: JourneyService
+    /// nil when DigiLocker is not configured (and not in dev mode).
+    let provider: DigiLockerProvider?
+    let key: SecretKey
+    let clock: any WallClock
+    let random: any RandomSource
+    let log: any ServerLog
+
+    /// How long the user has to consent and come back.
+    static let stateLifetime: TimeInterval = 600
+
+    /// What the journey is told after a round trip that did not complete the step.
+    enum Setback: String, Sendable {
+        case denied, failed, expired, missing
+    }
+
+    /// Where a callback leads.
+    enum Outcome: Equatable, Sendable {
+        /// Back to the journey; with a setback the step is still pending and can be retried.
+        case journey(ObjectID, Setback?)
+        /// A state that was never issued: nothing to go back to.
+        case rejected
+    }
+
+    /// Starts a round trip for the step (or the first pending DigiLocker step); returns the consent
+    /// URL and the nonce for this browser's cookie.
+    func start(_ verification: Verification, stepID requested: String?) throws -> (authorizeURL: String, nonce: String) {
+        guard let provider else {
+            log.error("DigiLocker step started but DigiLocker is not configured (HOSTED_DIGILOCKER_*)", requestID: nil)
+            throw Problem(status: 503, code: "digilocker_unavailable", title: "Service Unavailable",
+                          detail: "DigiLocker cannot be reached from here just now. Please try again later.")
+        }
+        guard verification.status.isEditable else {
+            throw DomainError.conflict(detail: "This verification is \(verification.status.rawValue).", code: "verification_closed")
+        }
+        let candidate: StepState? = if let requested {
+            verification.steps.first { $0.id == requested }
+        } else {
+            verification.steps.first { $0.type == .digilocker && $0.completedAt == nil }
+        }
+        guard let step = candidate, step.type == .digilocker else { throw DomainError.notFound(what: "step") }
+        guard step.completedAt == nil else { throw DomainError.conflict(detail: "This step is already complete.", code: "step_completed") }
+        let state = BearerSecret(using: random)
+        let nonce = BearerSecret(using: random)
+        let now = clock.now()
+        try store.insertState(stateHash: Digest.sha256Hex(state.value), verificationID: verification.id, stepID: step.id,
+                              nonceHash: Digest.sha256Hex(nonce.value), at: now, expiresAt: now.addingTimeInterval(Self.stateLifetime))
+        let verifier = PKCE.verifier(key: try key.bytes(), state: state.value)
+        return (provider.authorizeURL(state: state.value, challenge: PKCE.challenge(for: verifier)), nonce.value)
+    }
+
+    /// Handles the provider's redirect back. Only the browser that started the round trip, once,
+    /// within the state's lifetime, gets the step completed.
+    func finish(state text: String?, nonce: String?, code: String?, error: String?) throws -> Outcome {
+        guard let text, let state = BearerSecret(presented: text) else { return .rejected }
+        let stateHash = Digest.sha256Hex(state.value)
+        guard let issuedFor = try store.verificationID(stateHash: stateHash) else { return .rejected }
+        guard let nonce = nonce.flatMap(BearerSecret.init(presented:)),
+              let target = try store.consumeState(stateHash: stateHash, nonceHash: Digest.sha256Hex(nonce.value), at: clock.now())
+        else { return try stale(issuedFor) }
+        if let error {
+            return .journey(target.verificationID, error == "access_denied" ? .denied : .failed)
+        }
+        guard let provider, let code, !code.isEmpty, code.utf8.count <= 2048 else { return .journey(target.verificationID, .failed) }
+        do {
+            return try complete(target, documents: try fetchDocuments(target, provider: provider, code: code, stateValue: state.value))
+        } catch let failure as DigiLockerProvider.Failure {
+            log.error("DigiLocker round trip for \(target.verificationID) failed: \(failure)", requestID: nil)
+            return .journey(target.verificationID, failure.missingDocument == nil ? .failed : .missing)
+        }
+    }
+
+    /// A used, expired or other browser's state: back to the journey, which shows where things stand.
+    private func stale(_ id: ObjectID) throws -> Outcome {
+        guard let verification = try journey.verifications.verification(id: id) else { return .rejected }
+        let pending = verification.steps.contains { $0.type == .digilocker && $0.completedAt == nil }
+        return .journey(id, pending && verification.status.isEditable ? .expired : nil)
+    }
+
+    private func fetchDocuments(_ target: DigiLockerStore.StateTarget, provider: DigiLockerProvider, code: String,
+                                stateValue: String) throws -> [DigiLockerDocument] {
+        guard let verification = try journey.verifications.verification(id: target.verificationID) else {
+            throw DomainError.notFound(what: "verification")
+        }
+        let requested = try journey.definition(of: target.stepID, in: verification).documents ?? ["aadhaar"]
+        let token = try provider.exchange(code: code, verifier: PKCE.verifier(key: try key.bytes(), state: stateValue))
+        return try requested.map { name in
+            guard let document = DigiLockerDocument.parse(xml: try provider.fetch(name, token: token), as: name) else {
+                throw DigiLockerProvider.Failure(description: "\(name): the document could not be read")
+            }
+            return document
+        }
+    }
+
+    /// Stores each document as a JSON artifact and completes the step, in one transaction.
+    private func complete(_ target: DigiLockerStore.StateTarget, documents: [DigiLockerDocument]) throws -> Outcome {
+        guard let verification = try journey.verifications.verification(id: target.verificationID) else { return .rejected }
+        let encoder = JSONCoding.encoder
+        let contents = try documents.map { Array(try encoder.encode($0)) }
+        do {
+            _ = try journey.changeStep(verification, target.stepID) { step, current, connection in
+                step.artifacts = []
+                for content in contents {
+                    let id = ObjectID(.artifact, using: random)
+                    try journey.artifacts.insert(id: id, verificationID: current.id, stepID: target.stepID,
+                                                 contentType: "application/json", content: content, at: clock.now(), on: connection)
+                    step.artifacts.append(id.rawValue)
+                }
+                step.completedAt = clock.now()
+            }
+        } catch let error as DomainError {
+            // Closed meanwhile, or completed by a parallel callback: the journey shows which.
+            log.error("DigiLocker documents for \(verification.id) not stored: \(error)", requestID: nil)
+        }
+        return .journey(target.verificationID, nil)
+    }
+}

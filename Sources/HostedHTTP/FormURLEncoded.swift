@@ -1,0 +1,48 @@
+import Foundation
+
+/// `application/x-www-form-urlencoded`: query strings and form bodies.
+public enum FormURLEncoded {
+    /// Every byte but the unreserved ones (RFC 3986) percent-encoded; a safe query string.
+    public static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+    }
+
+    /// The pairs of a form body or query, decoded; nil when an escape is not valid UTF-8.
+    public static func decode(_ bytes: [UInt8]) -> [(name: String, value: String)]? {
+        guard let text = String(bytes: bytes, encoding: .utf8) else { return nil }
+        var pairs: [(name: String, value: String)] = []
+        for pair in text.split(separator: "&") where !pair.isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Request.formDecode(String(parts[0])),
+                  let value = Request.formDecode(parts.count > 1 ? String(parts[1]) : "")
+            else { return nil }
+            pairs.append((name, value))
+        }
+        return pairs
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+}
+
+/// Text made safe to place in HTML content and quoted attribute values.
+public enum HTMLText {
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import HostedApp
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// The DigiLocker step's round trip through the application and its simulator, on both stores.
+/// The token and document calls go out through URLSession to the same application served on
+/// loopback, so the provider client, the simulator and the callback are all the real code.
+@Suite struct DigiLockerTests {
+    static let origin = "https://verify.example.com"
+    static let callback = "https://verify.example.com/journey/digilocker/callback"
+
+    /// Hands requests to a responder set after the server started (the app needs the port first).
+    final class Forwarder: HTTPResponder, @unchecked Sendable {  // `target` only under `lock`
+        private let lock = NSLock()
+        private var target: (any HTTPResponder)?
+        func set(_ responder: any HTTPResponder) { lock.lock(); target = responder; lock.unlock() }
+        func respond(to request: Request, context: RequestContext) throws -> Response {
+            lock.lock()
+            let responder = target
+            lock.unlock()
+            guard let responder else { return Response(status: 503) }
+            return try responder.respond(to: request, context: context)
+        }
+    }
+
+    /// A signed-in journey on a workflow with a profile step and a DigiLocker step asking for
+    /// `documents`, with the simulator reachable on loopback.
+    struct Fixture {
+        let app: TestApplication
+        let server: HTTPServer
+        let clock: ManualClock
+        let auth: [(String, String)]
+        let id: String
+        let cookie: String
+
+        init(_ store: Store, documents: [String] = ["aadhaar", "pan", "driving_license"], devMode: Bool = true) throws {
+            let forwarder = Forwarder()
+            server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 4), responder: forwarder, log: SilentLog())
+            try server.start()
+            let loopback = "http://127.0.0.1:\(server.port)/sim/digilocker"
+            let clock = ManualClock(Date())
+            self.clock = clock
+            app = try TestApplication(store: store, clock: clock) { configuration in
+                configuration.devMode = devMode
+                configuration.digiLocker.tokenURL = URL(string: loopback + "/token")
+                configuration.digiLocker.apiURL = URL(string: loopback + "/api")
+            }
+            forwarder.set(app.application.responder)
+            let created = try app.application.accounts.createAccount(name: "Acme")
+            auth = [("Authorization", "Bearer \(created.secret.value)")]
+            let list = documents.map { "\"\($0)\"" }.joined(separator: ",")
+            _ = app.request("POST", "/v1/workflows", headers: auth, body: """
+                {"key":"kyc","name":"KYC","steps":[{"type":"digilocker","documents":[\(list)]},{"type":"profile"}]}
+                """)
+            id = app.json(app.request("POST", "/v1/verifications", headers: auth,
+                                      body: #"{"user_id":"u1","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
+            let url = app.json(app.request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
+            let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")
+            let exchanged = app.request("POST", "/j/\(id)/api/session", headers: [("Origin", DigiLockerTests.origin)],
+                                        body: #"{"handoff":"\#(secret)"}"#)
+            cookie = Self.cookieValue(exchanged, "hosted_session") ?? ""
+        }
+
+        static func cookieValue(_ response: Response, _ name: String) -> String? {
+            response.headers.all("Set-Cookie").first { $0.hasPrefix(name + "=") }
+                .map { String($0.dropFirst(name.count + 1).prefix { $0 != ";" }) }
+        }
+
+        func start(body: String = #"{"step":"digilocker"}"#) -> Response {
+            app.request("POST", "/j/\(id)/api/digilocker/start",
+                        headers: [("Origin", DigiLockerTests.origin), ("Cookie", "hosted_session=\(cookie)")], body: body)
+        }
+
+        /// Starts a round trip: the consent URL's query and this browser's nonce.
+        func begin() throws -> (query: [String: String], nonce: String) {
+            let started = start()
+            #expect(started.status == 200)
+            let url = try #require(app.json(started)["authorize_url"] as? String)
+            let nonce = try #require(Self.cookieValue(started, "hosted_digilocker"))
+            return (Self.query(url), nonce)
+        }
+
+        /// The simulator's consent form answered: where it sends the browser.
+        func consent(_ query: [String: String], decision: String) -> String {
+            var fields = query.map { ($0.key, $0.value) }
+            fields.append(("decision", decision))
+            let answered = app.request("POST", "/sim/digilocker/authorize", body: FormURLEncoded.encode(fields))
+            #expect(answered.status == 303)
+            return answered.headers["Location"] ?? ""
+        }
+
+        /// The provider's redirect arriving, with or without this browser's nonce cookie.
+        func callback(_ location: String, nonce: String?) -> Response {
+            let path = String(location.dropFirst(DigiLockerTests.origin.count))
+            return app.request("GET", path, headers: nonce.map { [("Cookie", "hosted_digilocker=\($0)")] } ?? [])
+        }
+
+        static func query(_ url: String) -> [String: String] {
+            var result: [String: String] = [:]
+            for item in URLComponents(string: url)?.queryItems ?? [] { result[item.name] = item.value ?? "" }
+            return result
+        }
+
+        func step() -> [String: Any] {
+            let verification = app.json(app.request("GET", "/v1/verifications/\(id)", headers: auth))
+            return (verification["steps"] as? [[String: Any]])?.first { $0["id"] as? String == "digilocker" } ?? [:]
+        }
+
+        func artifactCount() throws -> Int {
+            Int(try app.application.database.query("SELECT count(*) AS n FROM artifacts")[0].int("n"))
+        }
+
+        func close() {
+            server.shutdown(gracePeriod: 1)
+            app.close()
+        }
+    }
+
+    @Test(arguments: Store.allCases)
+    func roundTrip_allow_completesTheStepWithMaskedDocuments(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let (query, nonce) = try f.begin()
+        #expect(query["response_type"] == "code")
+        #expect(query["client_id"] == "hosted-dev")
+        #expect(query["redirect_uri"] == Self.callback)
+        #expect(query["code_challenge_method"] == "S256")
+        #expect(query["code_challenge"]?.utf8.count == 43)
+        #expect(BearerSecret(presented: query["state"] ?? "") != nil)
+        let started = f.start()
+        let cookie = try #require(started.headers.all("Set-Cookie").first { $0.hasPrefix("hosted_digilocker=") })
+        #expect(cookie.contains("Path=/journey/digilocker/callback") && cookie.contains("HttpOnly")
+                && cookie.contains("SameSite=Lax") && cookie.contains("Secure"))
+
+        let page = f.app.request("GET", "/sim/digilocker/authorize?" + FormURLEncoded.encode(query.map { ($0.key, $0.value) }))
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains(#"data-testid="consent-allow""#))
+
+        let location = f.consent(query, decision: "allow")
+        #expect(location.hasPrefix(Self.callback + "?code="))
+        let back = f.callback(location, nonce: nonce)
+        #expect(back.status == 303)
+        #expect(back.headers["Location"] == "\(Self.origin)/j/\(f.id)")
+        #expect(back.headers.all("Set-Cookie").contains { $0.hasPrefix("hosted_digilocker=;") && $0.contains("Max-Age=0") })
+
+        let step = f.step()
+        #expect(step["status"] as? String == "completed")
+        let artifacts = try #require(step["artifacts"] as? [String])
+        #expect(artifacts.count == 3)
+        var documents: [String: [String: Any]] = [:]
+        for artifact in artifacts {
+            let response = f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(artifact)", headers: f.auth)
+            #expect(response.status == 200)
+            #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
+            let json = f.app.json(response)
+            documents[json["document"] as? String ?? "?"] = json
+        }
+        #expect(documents["aadhaar"]?["number_masked"] as? String == "XXXX XXXX 7058")
+        #expect(documents["aadhaar"]?["name"] as? String == "Asha Verma")
+        #expect(documents["aadhaar"]?["date_of_birth"] as? String == "1990-08-15")
+        #expect(documents["aadhaar"]?["issuer"] as? String == "UIDAI")
+        #expect(documents["pan"]?["number_masked"] as? String == "XXXXXX234K")
+        #expect(documents["pan"]?["date_of_birth"] as? String == "1990-08-15")
+        #expect(documents["driving_license"]?["number_masked"] as? String == "XXXXXXXXXXX2345")
+        // The full numbers are nowhere in the store: not in artifacts, not in the verification.
+        for (table, column) in [("artifacts", "content"), ("verifications", "steps")] {
+            let cast = f.app.application.database.dialect == .postgres && column == "content" ? "convert_from(content, 'UTF8')" : column
+            let found = try f.app.application.database.query(
+                "SELECT count(*) AS n FROM \(table) WHERE \(cast) LIKE $1 OR \(cast) LIKE $2",
+                .text("%999941057058%"), .text("%ABCPV1234K%"))[0].int("n")
+            #expect(found == 0, "full document number stored in \(table)")
+        }
+        // Done: starting again is refused.
+        #expect(f.start().status == 409)
+    }
+
+    @Test(arguments: Store.allCases)
+    func callback_deny_returnsToThePendingStepToRetry(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let (query, nonce) = try f.begin()
+        let location = f.consent(query, decision: "deny")
+        #expect(location.contains("error=access_denied"))
+        let back = f.callback(location, nonce: nonce)
+        #expect(back.status == 303)
+        #expect(back.headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=denied")
+        #expect(f.step()["status"] as? String == "pending")
+        #expect(try f.artifactCount() == 0)
+        // The retry works.
+        let (again, secondNonce) = try f.begin()
+        #expect(f.callback(f.consent(again, decision: "allow"), nonce: secondNonce).headers["Location"] == "\(Self.origin)/j/\(f.id)")
+        #expect(f.step()["status"] as? String == "completed")
+    }
+
+    @Test(arguments: Store.allCases)
+    func callback_rejectsMissingTamperedForeignReplayedAndExpiredStates(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let (query, nonce) = try f.begin()
+        let location = f.consent(query, decision: "allow")
+        let state = query["state"] ?? ""
+
+        // Missing and tampered states: a plain refusal page, nothing stored.
+        #expect(f.callback("\(Self.callback)?code=x", nonce: nonce).status == 400)
+        let tamperedState = String(state.dropLast()) + (state.hasSuffix("A") ? "B" : "A")
+        let tampered = f.callback(location.replacingOccurrences(of: state, with: tamperedState), nonce: nonce)
+        #expect(tampered.status == 400)
+        #expect(String(decoding: tampered.body, as: UTF8.self).contains("not valid"))
+        // Another browser (no nonce, or another nonce): back to the journey, state left unused.
+        #expect(f.callback(location, nonce: nil).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=expired")
+        #expect(f.callback(location, nonce: BearerSecret(using: SecureRandom()).value).headers["Location"]
+                == "\(Self.origin)/j/\(f.id)?digilocker=expired")
+        #expect(try f.artifactCount() == 0)
+        #expect(f.step()["status"] as? String == "pending")
+
+        // The right browser completes it; a replay stores nothing more.
+        #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)")
+        #expect(try f.artifactCount() == 3)
+        let replay = f.callback(location, nonce: nonce)
+        #expect(replay.status == 303)
+        #expect(replay.headers["Location"] == "\(Self.origin)/j/\(f.id)")
+        #expect(try f.artifactCount() == 3)
+    }
+
+    @Test(arguments: Store.allCases)
+    func callback_expiredState_returnsToRetryAndStoresNothing(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store, documents: ["aadhaar"])
+        defer { f.close() }
+        let (query, nonce) = try f.begin()
+        let location = f.consent(query, decision: "allow")
+        f.clock.advance(by: 601)
+        #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=expired")
+        #expect(try f.artifactCount() == 0)
+        #expect(f.step()["status"] as? String == "pending")
+    }
+
+    @Test(arguments: Store.allCases)
+    func callback_missingDocumentOrProviderDown_returnsToRetry(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        // The provider goes away between consent and callback: the token call fails.
+        let (query, nonce) = try f.begin()
+        let location = f.consent(query, decision: "allow")
+        f.server.shutdown(gracePeriod: 1)
+        #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=failed")
+        #expect(try f.artifactCount() == 0)
+        #expect(f.step()["status"] as? String == "pending")
+    }
+
+    @Test(arguments: Store.allCases)
+    func start_refusesWrongStepsAndClosedVerifications(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        #expect(f.start(body: #"{"step":"profile"}"#).status == 404)
+        #expect(f.start(body: #"{"step":"nope"}"#).status == 404)
+        #expect(f.start(body: #"{"step":7}"#).status == 422)
+        #expect(f.start(body: "").status == 200)  // the first pending DigiLocker step
+        let noOrigin = f.app.request("POST", "/j/\(f.id)/api/digilocker/start", headers: [("Cookie", "hosted_session=\(f.cookie)")])
+        #expect(noOrigin.status == 403)
+        let noSession = f.app.request("POST", "/j/\(f.id)/api/digilocker/start", headers: [("Origin", Self.origin)])
+        #expect(noSession.status == 401)
+        _ = f.app.request("POST", "/v1/verifications/\(f.id)/cancel", headers: f.auth)
+        #expect(f.start().status == 401)  // canceling ended the session
+    }
+
+    @Test(arguments: Store.allCases)
+    func start_503_whenDigiLockerIsNotConfigured(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store, devMode: false)
+        defer { f.close() }
+        let started = f.start()
+        #expect(started.status == 503)
+        #expect(f.app.json(started)["code"] as? String == "digilocker_unavailable")
+        #expect(f.app.request("GET", "/sim/digilocker/authorize").status == 404)
+    }
+
+    @Test(arguments: Store.allCases)
+    func simulatorToken_refusesWrongVerifierReusedCodeAndWrongClient(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        func code() -> String {
+            let location = f.consent(["response_type": "code", "client_id": "hosted-dev", "redirect_uri": Self.callback,
+                                      "state": "s", "code_challenge": PKCE.challenge(for: verifier), "code_challenge_method": "S256"],
+                                     decision: "allow")
+            return Fixture.query(location)["code"] ?? ""
+        }
+        func token(_ code: String, verifier: String, secret: String = "hosted-dev-simulator-secret") -> Response {
+            f.app.request("POST", "/sim/digilocker/token", body: FormURLEncoded.encode([
+                ("grant_type", "authorization_code"), ("code", code), ("client_id", "hosted-dev"), ("client_secret", secret),
+                ("redirect_uri", Self.callback), ("code_verifier", verifier),
+            ]))
+        }
+        let first = code()
+        let wrong = token(first, verifier: "eBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        #expect(wrong.status == 400)
+        #expect(f.app.json(wrong)["error"] as? String == "invalid_grant")
+        #expect(token(first, verifier: verifier).status == 400)  // burnt by the wrong try
+
+        let second = code()
+        #expect(token(second, verifier: verifier, secret: "not-the-secret").status == 401)
+        let granted = token(second, verifier: verifier)
+        #expect(granted.status == 200)
+        let accessToken = try #require(f.app.json(granted)["access_token"] as? String)
+        let reused = token(second, verifier: verifier)
+        #expect(reused.status == 400)
+        #expect(f.app.json(reused)["error"] as? String == "invalid_grant")
+
+        #expect(f.app.request("GET", "/sim/digilocker/api/3/xml/eaadhaar").status == 401)
+        let xml = f.app.request("GET", "/sim/digilocker/api/3/xml/eaadhaar", headers: [("Authorization", "Bearer \(accessToken)")])
+        #expect(xml.status == 200)
+        #expect(String(decoding: xml.body, as: UTF8.self).contains("<UidData"))
+        // A consent request for another redirect URI or without PKCE is refused outright.
+        #expect(f.app.request("GET", "/sim/digilocker/authorize?response_type=code&client_id=hosted-dev&state=s"
+                              + "&redirect_uri=https%3A%2F%2Fevil.example%2Fcb&code_challenge_method=S256"
+                              + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM").status == 400)
+        #expect(f.app.request("GET", "/sim/digilocker/authorize?response_type=code&client_id=hosted-dev&state=s"
+                              + "&redirect_uri=\(Self.callback)").status == 400)
+    }
+
+    @Test(arguments: Store.allCases)
+    func consumeState_parallelCallbacks_exactlyOneWins(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let states = DigiLockerStore(database: f.app.application.database)
+        let id = try #require(ObjectID(.verification, parsing: f.id))
+        let now = f.clock.now()
+        try states.insertState(stateHash: "h", verificationID: id, stepID: "digilocker", nonceHash: "n", at: now,
+                               expiresAt: now.addingTimeInterval(600))
+        let winners = Counter()
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in
+            if (try? states.consumeState(stateHash: "h", nonceHash: "n", at: now)) != nil { winners.increment() }
+        }
+        #expect(winners.value == 1)
+        #expect(try states.consumeState(stateHash: "h", nonceHash: "n", at: now) == nil)
+    }
+}
