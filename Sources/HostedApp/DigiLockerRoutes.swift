@@ -28,21 +28,36 @@ struct DigiLockerRoutes {
             response.headers.add("Cache-Control", "no-store")
             return response
         }
-        routes.add("GET", DigiLockerEndpoints.callbackPath) { request, _ in
-            let outcome = try service.finish(state: request.queryValue("state"), nonce: request.cookie(Self.nonceCookie),
-                                             code: request.queryValue("code"), error: request.queryValue("error"))
-            var headers = HTTPHeaders([("Set-Cookie", nonceCookie("", maxAge: 0)), ("Cache-Control", "no-store"),
-                                       ("Referrer-Policy", "no-referrer")])
-            switch outcome {
-            case .journey(let id, let setback):
-                let query = setback.map { "?digilocker=" + $0.rawValue } ?? ""
-                headers.add("Location", publicURL.absoluteString + "/j/" + id.rawValue + query)
-                return Response(status: 303, headers: headers)
-            case .rejected:
-                headers.add("Content-Type", "text/html; charset=utf-8")
-                headers.add("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-                return Response(status: 400, headers: headers, body: Array(Self.rejectedPage.utf8))
+        // The code exchange and document calls may take seconds: they run on a queue of their
+        // own while the connection is suspended, so no HTTP worker waits on DigiLocker (and in
+        // dev mode the simulator, served by these same workers, can answer).
+        routes.add("GET", DigiLockerEndpoints.callbackPath) { request, context in
+            .deferred { complete in
+                Self.roundTrips.async {
+                    complete(ErrorBoundary.protect(log: service.log, requestID: context.requestID) { try callback(request) })
+                }
             }
+        }
+    }
+
+    private static let roundTrips = DispatchQueue(label: "hosted.digilocker.callbacks", attributes: .concurrent)
+
+    private func callback(_ request: Request) throws -> Response {
+        let outcome = try service.finish(state: request.queryValue("state"), nonce: request.cookie(Self.nonceCookie),
+                                         code: request.queryValue("code"), error: request.queryValue("error"))
+        var headers = HTTPHeaders([("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
+                                   ("X-Content-Type-Options", "nosniff")])
+        switch outcome {
+        case .journey(let id, let setback), .stale(let id, let setback):
+            // The nonce is spent only with its state: a stray or forged callback cannot wipe it.
+            if case .journey = outcome { headers.add("Set-Cookie", nonceCookie("", maxAge: 0)) }
+            let query = setback.map { "?digilocker=" + $0.rawValue } ?? ""
+            headers.add("Location", publicURL.absoluteString + "/j/" + id.rawValue + query)
+            return Response(status: 303, headers: headers)
+        case .rejected:
+            headers.add("Content-Type", "text/html; charset=utf-8")
+            headers.add("Content-Security-Policy", "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+            return Response(status: 400, headers: headers, body: Array(Self.rejectedPage.utf8))
         }
     }
 
@@ -50,7 +65,7 @@ struct DigiLockerRoutes {
     static let rejectedPage = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Link not valid</title></head>
+        <title>Link not valid</title><link rel="stylesheet" href="/assets/styles.css"></head>
         <body data-state="digilocker-rejected"><main><h1>This link is not valid</h1>
         <p>This DigiLocker link was not made for this browser or has been changed. Go back to the app
         that sent you and open your verification again.</p></main></body></html>

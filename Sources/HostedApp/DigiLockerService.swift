@@ -27,8 +27,12 @@ struct DigiLockerService: Sendable {
 
     /// Where a callback leads.
     enum Outcome: Equatable, Sendable {
-        /// Back to the journey; with a setback the step is still pending and can be retried.
+        /// Back to the journey after using the state; with a setback the step is still pending
+        /// and can be retried.
         case journey(ObjectID, Setback?)
+        /// Back to the journey without using the state (used, expired or another browser's):
+        /// this browser's nonce is kept, in case its own round trip is still under way.
+        case stale(ObjectID, Setback?)
         /// A state that was never issued: nothing to go back to.
         case rejected
     }
@@ -85,7 +89,7 @@ struct DigiLockerService: Sendable {
     private func stale(_ id: ObjectID) throws -> Outcome {
         guard let verification = try journey.verifications.verification(id: id) else { return .rejected }
         let pending = verification.steps.contains { $0.type == .digilocker && $0.completedAt == nil }
-        return .journey(id, pending && verification.status.isEditable ? .expired : nil)
+        return .stale(id, pending && verification.status.isEditable ? .expired : nil)
     }
 
     private func fetchDocuments(_ target: DigiLockerStore.StateTarget, provider: DigiLockerProvider, code: String,

@@ -9,26 +9,31 @@ struct ErrorBoundary: HTTPResponder {
     let log: any ServerLog
 
     func respond(to request: Request, context: RequestContext) throws -> Response {
-        var response: Response
-        do {
-            response = try next.respond(to: request, context: context)
-        } catch let problem as Problem {
-            response = problem.response
-        } catch let error as DomainError {
-            response = Problem(error).response
-        } catch let error as DatabaseError {
-            log.error("database: \(error.debugDescription)", requestID: context.requestID)
-            switch error {
-            case .connectionLost, .cannotConnect, .busy: response = Problem.databaseUnavailable.response
-            default: response = Problem.internalError.response
-            }
-        } catch {
-            log.error("unhandled: \(String(reflecting: error))", requestID: context.requestID)
-            response = Problem.internalError.response
-        }
+        var response = Self.protect(log: log, requestID: context.requestID) { try next.respond(to: request, context: context) }
         if !response.headers.contains("X-Content-Type-Options") { response.headers.add("X-Content-Type-Options", "nosniff") }
         if !response.headers.contains("Cache-Control") { response.headers.add("Cache-Control", "no-store") }
         return response
+    }
+
+    /// The body's response, or the problem its error maps to (the unexpected ones logged). Also
+    /// for work finished off the worker thread, in a deferred response.
+    static func protect(log: any ServerLog, requestID: String?, _ body: () throws -> Response) -> Response {
+        do {
+            return try body()
+        } catch let problem as Problem {
+            return problem.response
+        } catch let error as DomainError {
+            return Problem(error).response
+        } catch let error as DatabaseError {
+            log.error("database: \(error.debugDescription)", requestID: requestID)
+            switch error {
+            case .connectionLost, .cannotConnect, .busy: return Problem.databaseUnavailable.response
+            default: return Problem.internalError.response
+            }
+        } catch {
+            log.error("unhandled: \(String(reflecting: error))", requestID: requestID)
+            return Problem.internalError.response
+        }
     }
 
     func bodyLimit(method: String, path: String) -> Int { next.bodyLimit(method: method, path: path) }

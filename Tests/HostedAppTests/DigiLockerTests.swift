@@ -38,7 +38,8 @@ import Testing
         let id: String
         let cookie: String
 
-        init(_ store: Store, documents: [String] = ["aadhaar", "pan", "driving_license"], devMode: Bool = true) throws {
+        init(_ store: Store, documents: [String] = ["aadhaar", "pan", "driving_license"], devMode: Bool = true,
+             apiURL: String? = nil) throws {
             let forwarder = Forwarder()
             server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 4), responder: forwarder, log: SilentLog())
             try server.start()
@@ -48,7 +49,7 @@ import Testing
             app = try TestApplication(store: store, clock: clock) { configuration in
                 configuration.devMode = devMode
                 configuration.digiLocker.tokenURL = URL(string: loopback + "/token")
-                configuration.digiLocker.apiURL = URL(string: loopback + "/api")
+                configuration.digiLocker.apiURL = URL(string: apiURL ?? loopback + "/api")
             }
             forwarder.set(app.application.responder)
             let created = try app.application.accounts.createAccount(name: "Acme")
@@ -97,7 +98,24 @@ import Testing
         /// The provider's redirect arriving, with or without this browser's nonce cookie.
         func callback(_ location: String, nonce: String?) -> Response {
             let path = String(location.dropFirst(DigiLockerTests.origin.count))
-            return app.request("GET", path, headers: nonce.map { [("Cookie", "hosted_digilocker=\($0)")] } ?? [])
+            let pending = app.request("GET", path, headers: nonce.map { [("Cookie", "hosted_digilocker=\($0)")] } ?? [])
+            // The callback answers later, from its own queue, as the server would send it.
+            guard let deferred = pending.deferred else { return Response(status: 598) }
+            let answer = Answer()
+            let done = DispatchSemaphore(value: 0)
+            deferred.start { response in
+                answer.set(response)
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 30)
+            return answer.value ?? Response(status: 597)
+        }
+
+        final class Answer: @unchecked Sendable {  // `stored` only under `lock`
+            private let lock = NSLock()
+            private var stored: Response?
+            func set(_ response: Response) { lock.lock(); stored = response; lock.unlock() }
+            var value: Response? { lock.lock(); defer { lock.unlock() }; return stored }
         }
 
         static func query(_ url: String) -> [String: String] {
@@ -214,6 +232,9 @@ import Testing
         let tampered = f.callback(location.replacingOccurrences(of: state, with: tamperedState), nonce: nonce)
         #expect(tampered.status == 400)
         #expect(String(decoding: tampered.body, as: UTF8.self).contains("not valid"))
+        // A stray or forged callback leaves this browser's nonce alone, so its own round trip still works.
+        #expect(tampered.headers.all("Set-Cookie").isEmpty)
+        #expect(f.callback(location, nonce: nil).headers.all("Set-Cookie").isEmpty)
         // Another browser (no nonce, or another nonce): back to the journey, state left unused.
         #expect(f.callback(location, nonce: nil).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=expired")
         #expect(f.callback(location, nonce: BearerSecret(using: SecureRandom()).value).headers["Location"]
@@ -255,6 +276,33 @@ import Testing
         #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=failed")
         #expect(try f.artifactCount() == 0)
         #expect(f.step()["status"] as? String == "pending")
+    }
+
+    /// A DigiLocker whose locker holds no issued documents and whose e-Aadhaar is not XML.
+    func withEmptyLocker(_ body: (String) throws -> Void) throws {
+        var routes = Router.Builder()
+        routes.add("GET", "/api/2/files/issued") { _, _ in .json(bytes: Array(#"{"items":[]}"#.utf8)) }
+        routes.add("GET", "/api/3/xml/eaadhaar") { _, _ in Response(status: 200, body: Array("<html>maintenance".utf8)) }
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), responder: routes.build(), log: SilentLog())
+        try server.start()
+        defer { server.shutdown(gracePeriod: 1) }
+        try body("http://127.0.0.1:\(server.port)/api")
+    }
+
+    @Test(arguments: Store.allCases)
+    func callback_documentNotInLockerOrUnreadable_returnsToRetry(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        try withEmptyLocker { api in
+            for (documents, setback) in [(["pan"], "missing"), (["aadhaar"], "failed")] {
+                let f = try Fixture(store, documents: documents, apiURL: api)
+                defer { f.close() }
+                let (query, nonce) = try f.begin()
+                #expect(f.callback(f.consent(query, decision: "allow"), nonce: nonce).headers["Location"]
+                        == "\(Self.origin)/j/\(f.id)?digilocker=\(setback)")
+                #expect(try f.artifactCount() == 0)
+                #expect(f.step()["status"] as? String == "pending")
+            }
+        }
     }
 
     @Test(arguments: Store.allCases)
