@@ -68,5 +68,7 @@ struct CommandLineArguments {
                  + "                      env HOSTED_DEV_MODE=on"] + lines).joined(separator: "\n")
             + "\n  HOSTED_SECRET_KEY (env only): pepper for OTP hashes (default: generated into the database)"
             + "\n  HOSTED_SMS_RELAY_SECRET (env only): HMAC key signing requests to the SMS relay"
+            + "\n  HOSTED_DIGILOCKER_AUTHORIZE_URL, _TOKEN_URL, _API_URL, _CLIENT_ID, _CLIENT_SECRET (env only):"
+            + "\n      the DigiLocker partner client (default: the simulator in dev mode; see docs/digilocker.md)"
     }
 }

@@ -13,6 +13,24 @@ import Testing
         #expect(configuration.trustedProxies.isEmpty)
     }
 
+    @Test func digiLockerSettings_httpsOrLoopbackOnly() throws {
+        let configuration = try Configuration.fromEnvironment([
+            "HOSTED_DIGILOCKER_AUTHORIZE_URL": "https://digilocker.example/public/oauth2/1/authorize",
+            "HOSTED_DIGILOCKER_TOKEN_URL": "https://digilocker.example/public/oauth2/1/token",
+            "HOSTED_DIGILOCKER_API_URL": "http://127.0.0.1:9999/api/",
+            "HOSTED_DIGILOCKER_CLIENT_ID": "ABCD1234", "HOSTED_DIGILOCKER_CLIENT_SECRET": "s3cret-value",
+        ])
+        #expect(configuration.digiLocker.authorizeURL?.absoluteString == "https://digilocker.example/public/oauth2/1/authorize")
+        #expect(configuration.digiLocker.apiURL?.absoluteString == "http://127.0.0.1:9999/api")
+        #expect(configuration.digiLocker.clientID == "ABCD1234")
+        for (name, value) in [("HOSTED_DIGILOCKER_TOKEN_URL", "http://digilocker.example/token"),
+                              ("HOSTED_DIGILOCKER_API_URL", "ftp://digilocker.example"),
+                              ("HOSTED_DIGILOCKER_AUTHORIZE_URL", "not a url"),
+                              ("HOSTED_DIGILOCKER_CLIENT_ID", ""), ("HOSTED_DIGILOCKER_CLIENT_SECRET", "short")] {
+            #expect(throws: Configuration.Invalid.self, "\(name)=\(value)") { try Configuration.fromEnvironment([name: value]) }
+        }
+    }
+
     @Test func readsEveryVariable() throws {
         let configuration = try Configuration.fromEnvironment([
             "HOSTED_DATABASE_URL": "postgres://u@h/db", "HOSTED_LISTEN": "[::1]:9000",
