@@ -100,7 +100,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let digiLockerStore = DigiLockerStore(database: database)
     let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
     DigiLockerRoutes(journey: journey,
-                     service: DigiLockerService(store: digiLockerStore, journey: journeyService, provider: digiLocker.map(DigiLockerProvider.init),
+                     service: DigiLockerService(store: digiLockerStore, journey: journeyService, rateLimits: rateLimits, provider: digiLocker.map(DigiLockerProvider.init),
                                                 key: secretKey, clock: clock, random: random, log: log),
                      publicURL: configuration.publicURL).register(in: &routes)
     DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,

@@ -10,6 +10,7 @@ import HostedStorage
 struct DigiLockerService: Sendable {
     let store: DigiLockerStore
     let journey: JourneyService
+    let rateLimits: RateLimitStore
     /// nil when DigiLocker is not configured (and not in dev mode).
     let provider: DigiLockerProvider?
     let key: SecretKey
@@ -19,6 +20,8 @@ struct DigiLockerService: Sendable {
 
     /// How long the user has to consent and come back.
     static let stateLifetime: TimeInterval = 600
+    /// Round trips one verification may start: 10 at once, then one a minute (each stores a state).
+    static let startLimit = (interval: TimeInterval(60), burst: 10)
 
     /// What the journey is told after a round trip that did not complete the step.
     enum Setback: String, Sendable {
@@ -55,9 +58,16 @@ struct DigiLockerService: Sendable {
         }
         guard let step = candidate, step.type == .digilocker else { throw DomainError.notFound(what: "step") }
         guard step.completedAt == nil else { throw DomainError.conflict(detail: "This step is already complete.", code: "step_completed") }
+        let now = clock.now()
+        let allowance = try rateLimits.take(bucket: "digilocker-start:\(verification.id.rawValue)", at: now,
+                                            interval: Self.startLimit.interval, burst: Self.startLimit.burst)
+        guard allowance.allowed else {
+            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
+                          detail: "Please wait a minute before opening DigiLocker again.",
+                          headers: [("Retry-After", String(allowance.retryAfterSeconds))])
+        }
         let state = BearerSecret(using: random)
         let nonce = BearerSecret(using: random)
-        let now = clock.now()
         try store.insertState(stateHash: Digest.sha256Hex(state.value), verificationID: verification.id, stepID: step.id,
                               nonceHash: Digest.sha256Hex(nonce.value), at: now, expiresAt: now.addingTimeInterval(Self.stateLifetime))
         let verifier = PKCE.verifier(key: try key.bytes(), state: state.value)

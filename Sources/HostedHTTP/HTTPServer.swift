@@ -54,6 +54,9 @@ public final class HTTPServer: @unchecked Sendable {
     private var listenSocket: Int32 = -1
     private let lock = NSLock()
     private var inFlight = 0
+    /// Connections waiting for a deferred response (under `lock`), answered at shutdown if their
+    /// work has not finished by the end of the grace period.
+    private var suspendedConnections: [ObjectIdentifier: Suspended] = [:]
 
     /// The bound port, known after `start()`.
     public private(set) var port: UInt16 = 0
@@ -114,6 +117,14 @@ public final class HTTPServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(gracePeriod)
         while currentInFlight > 0 && Date() < deadline {
             usleep(5_000)
+        }
+        // A connection still suspended must not outlive the daemon (resuming it later would touch
+        // freed memory): answer it now, and give the workers a moment to send the answers.
+        if answerSuspended(with: Problem(status: 503, code: "shutting_down", title: "Service Unavailable",
+                                         detail: "The server is restarting. Please try again.",
+                                         headers: [("Retry-After", "1")]).response) {
+            let flushDeadline = Date().addingTimeInterval(1)
+            while currentInFlight > 0 && Date() < flushDeadline { usleep(5_000) }
         }
         MHD_stop_daemon(daemon)
         if listenSocket >= 0 { close(listenSocket) }
@@ -285,14 +296,30 @@ public final class HTTPServer: @unchecked Sendable {
         exchange.answered = true  // body chunks and repeated calls are ignored while suspended
         MHD_suspend_connection(connection)
         let suspended = Suspended(connection: connection, exchange: exchange)
-        deferred.start { [self] response in
-            guard suspended.claim() else { return }
-            lock.lock()
-            suspended.exchange.readyResponse = response
-            lock.unlock()
-            MHD_resume_connection(suspended.connection)
-        }
+        lock.lock()
+        suspendedConnections[ObjectIdentifier(suspended)] = suspended
+        lock.unlock()
+        deferred.start { [self] response in resume(suspended, with: response) }
         return MHD_Result.YES
+    }
+
+    /// Sends `response` on a suspended connection, unless it was answered already.
+    private func resume(_ suspended: Suspended, with response: Response) {
+        guard suspended.claim() else { return }
+        lock.lock()
+        suspendedConnections[ObjectIdentifier(suspended)] = nil
+        suspended.exchange.readyResponse = response
+        lock.unlock()
+        MHD_resume_connection(suspended.connection)
+    }
+
+    /// Answers every connection still waiting for a deferred response; true if there were any.
+    private func answerSuspended(with response: Response) -> Bool {
+        lock.lock()
+        let waiting = Array(suspendedConnections.values)
+        lock.unlock()
+        for suspended in waiting { resume(suspended, with: response) }
+        return !waiting.isEmpty
     }
 
     private func answer(_ connection: OpaquePointer, _ exchange: Exchange, _ response: Response) -> MHD_Result {

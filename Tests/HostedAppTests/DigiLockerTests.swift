@@ -318,6 +318,13 @@ import Testing
         #expect(noOrigin.status == 403)
         let noSession = f.app.request("POST", "/j/\(f.id)/api/digilocker/start", headers: [("Origin", Self.origin)])
         #expect(noSession.status == 401)
+        // Ten starts at once (one above), then one a minute: each start stores a state.
+        for _ in 0..<9 { #expect(f.start().status == 200) }
+        let limited = f.start()
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] == "60")
+        f.clock.advance(by: 60)
+        #expect(f.start().status == 200)
         _ = f.app.request("POST", "/v1/verifications/\(f.id)/cancel", headers: f.auth)
         #expect(f.start().status == 401)  // canceling ended the session
     }

@@ -181,6 +181,30 @@ import Testing
         #expect(stopped.wait(timeout: .now() + 5) == .success)
     }
 
+    @Test func shutdownAnswersDeferredResponsesStillWaitingAfterTheGracePeriod() throws {
+        /// Keeps the completion of a deferred response that is never answered by its work.
+        final class Pending: @unchecked Sendable {  // `completions` only under `lock`
+            private let lock = NSLock()
+            private var completions: [DeferredResponse.Completion] = []
+            func add(_ completion: @escaping DeferredResponse.Completion) { lock.lock(); completions.append(completion); lock.unlock() }
+            var all: [DeferredResponse.Completion] { lock.lock(); defer { lock.unlock() }; return completions }
+        }
+        let pending = Pending()
+        var routes = Router.Builder()
+        routes.add("GET", "/slow") { _, _ in .deferred { pending.add($0) } }
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2), responder: routes.build(), log: MemoryLog())
+        try server.start()
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        while pending.all.isEmpty { usleep(1_000) }
+        server.shutdown(gracePeriod: 0.2)
+        let response = try connection.readResponse()
+        #expect(response.status == 503)
+        #expect(response.text.contains("shutting_down"))
+        // The work finishing after the server stopped must not touch the freed connection.
+        for completion in pending.all { completion(Response(status: 200)) }
+    }
+
     @Test func refusesAPortInUse() throws {
         try withServer { server, _ in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port), responder: Self.makeRouter())
