@@ -60,11 +60,7 @@ import Testing
                 """)
             id = app.json(app.request("POST", "/v1/verifications", headers: auth,
                                       body: #"{"user_id":"u1","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
-            let url = app.json(app.request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
-            let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")
-            let exchanged = app.request("POST", "/j/\(id)/api/session", headers: [("Origin", DigiLockerTests.origin)],
-                                        body: #"{"handoff":"\#(secret)"}"#)
-            cookie = Self.cookieValue(exchanged, "hosted_session") ?? ""
+            cookie = app.journeySession(verificationID: id, auth: auth, origin: DigiLockerTests.origin)
         }
 
         static func cookieValue(_ response: Response, _ name: String) -> String? {

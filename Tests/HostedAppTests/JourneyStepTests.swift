@@ -29,11 +29,7 @@ import Testing
             let body = returnURL.map { #","return_url":"\#($0)""# } ?? ""
             id = app.json(app.request("POST", "/v1/verifications", headers: auth,
                                       body: #"{"user_id":"u1","workflow":"full","mobile":"+919876543210"\#(body)}"#))["id"] as? String ?? ""
-            let url = app.json(app.request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
-            let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")
-            let exchanged = app.request("POST", "/j/\(id)/api/session", headers: [("Origin", JourneyStepTests.origin)],
-                                        body: #"{"handoff":"\#(secret)"}"#)
-            cookie = String(exchanged.headers["Set-Cookie"]?.dropFirst("hosted_session=".count).prefix { $0 != ";" } ?? "")
+            cookie = app.journeySession(verificationID: id, auth: auth, origin: JourneyStepTests.origin)
         }
 
         func journey(_ method: String, _ path: String, body: [UInt8] = [], contentType: String = "application/json") -> Response {

@@ -98,6 +98,16 @@ struct TestApplication {
         }
     }
 
+    /// Signs in to a verification's journey the way the page does (a fresh handoff exchanged
+    /// from `origin`); the session cookie's value, or "" when that failed.
+    func journeySession(verificationID id: String, auth: [(String, String)], origin: String) -> String {
+        let url = json(request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
+        let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")
+        let exchanged = request("POST", "/j/\(id)/api/session", headers: [("Origin", origin)], body: #"{"handoff":"\#(secret)"}"#)
+        return exchanged.headers.all("Set-Cookie").first { $0.hasPrefix("hosted_session=") }
+            .map { String($0.dropFirst("hosted_session=".count).prefix { $0 != ";" }) } ?? ""
+    }
+
     func json(_ response: Response) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }

@@ -25,7 +25,8 @@ from selenium.webdriver.common.by import By
 from browser import axe_violations, describe, summarize_violations, wait_for_state
 from conftest import _create_account
 from test_journey_signin import _api
-from test_journey_steps import gone, on_step, open_signed_in, screens, shown, step_css, wait_until
+# `engine` is a fixture (Chromium, then WebKit), used here by name.
+from test_journey_steps import engine, gone, on_step, open_signed_in, screens, shown, step_css, wait_until  # noqa: F401
 
 MOBILE = "+919822233344"
 DIGILOCKER_WORKFLOW = {
@@ -44,13 +45,6 @@ def digilocker_hosted(journey_hosted, tmp_path_factory):
     response = requests.post(server.base_url + "/v1/workflows", json=DIGILOCKER_WORKFLOW, headers=server.auth_headers, timeout=10)
     assert response.status_code == 201, response.text[:500]
     return server
-
-
-@pytest.fixture(params=["chromium", "webkit"])
-def engine(request, browsers):
-    if request.param == "webkit":
-        return "webkit", request.getfixturevalue("webkit")
-    return "chromium", browsers()
 
 
 def new_verification(server, request) -> dict:
