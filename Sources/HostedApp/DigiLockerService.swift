@@ -86,9 +86,15 @@ struct DigiLockerService: Sendable {
         if let error {
             return .journey(target.verificationID, error == "access_denied" ? .denied : .failed)
         }
-        guard let provider, let code, !code.isEmpty, code.utf8.count <= 2048 else { return .journey(target.verificationID, .failed) }
+        guard let provider, let code, !code.isEmpty, code.utf8.count <= 2048,
+              let verification = try journey.verifications.verification(id: target.verificationID)
+        else { return .journey(target.verificationID, .failed) }
         do {
-            return try complete(target, documents: try fetchDocuments(target, provider: provider, code: code, stateValue: state.value))
+            let requested = try journey.definition(of: target.stepID, in: verification).documents ?? ["aadhaar"]
+            let documents = try fetchDocuments(requested, provider: provider, code: code, stateValue: state.value)
+            let setback = complete(verification, stepID: target.stepID,
+                                   documents: try documents.map { Array(try JSONCoding.encoder.encode($0)) })
+            return .journey(target.verificationID, setback)
         } catch let failure as DigiLockerProvider.Failure {
             log.error("DigiLocker round trip for \(target.verificationID) failed: \(failure)", requestID: nil)
             return .journey(target.verificationID, failure.missingDocument == nil ? .failed : .missing)
@@ -102,12 +108,9 @@ struct DigiLockerService: Sendable {
         return .stale(id, pending && verification.status.isEditable ? .expired : nil)
     }
 
-    private func fetchDocuments(_ target: DigiLockerStore.StateTarget, provider: DigiLockerProvider, code: String,
+    /// Exchanges the code (PKCE), then fetches and reads each requested document.
+    private func fetchDocuments(_ requested: [String], provider: DigiLockerProvider, code: String,
                                 stateValue: String) throws -> [DigiLockerDocument] {
-        guard let verification = try journey.verifications.verification(id: target.verificationID) else {
-            throw DomainError.notFound(what: "verification")
-        }
-        let requested = try journey.definition(of: target.stepID, in: verification).documents ?? ["aadhaar"]
         let token = try provider.exchange(code: code, verifier: PKCE.verifier(key: try key.bytes(), state: stateValue))
         return try requested.map { name in
             guard let document = DigiLockerDocument.parse(xml: try provider.fetch(name, token: token), as: name) else {
@@ -117,26 +120,27 @@ struct DigiLockerService: Sendable {
         }
     }
 
-    /// Stores each document as a JSON artifact and completes the step, in one transaction.
-    private func complete(_ target: DigiLockerStore.StateTarget, documents: [DigiLockerDocument]) throws -> Outcome {
-        guard let verification = try journey.verifications.verification(id: target.verificationID) else { return .rejected }
-        let encoder = JSONCoding.encoder
-        let contents = try documents.map { Array(try encoder.encode($0)) }
+    /// Stores each document as a JSON artifact and completes the step, in one transaction; a
+    /// setback if the store failed.
+    private func complete(_ verification: Verification, stepID: String, documents contents: [[UInt8]]) -> Setback? {
         do {
-            _ = try journey.changeStep(verification, target.stepID) { step, current, connection in
+            _ = try journey.changeStep(verification, stepID) { step, current, connection in
                 step.artifacts = []
                 for content in contents {
                     let id = ObjectID(.artifact, using: random)
-                    try journey.artifacts.insert(id: id, verificationID: current.id, stepID: target.stepID,
+                    try journey.artifacts.insert(id: id, verificationID: current.id, stepID: stepID,
                                                  contentType: "application/json", content: content, at: clock.now(), on: connection)
                     step.artifacts.append(id.rawValue)
                 }
                 step.completedAt = clock.now()
             }
         } catch let error as DomainError {
-            // Closed meanwhile, or completed by a parallel callback: the journey shows which.
+            // Closed meanwhile, or completed by another tab's round trip: the journey shows which.
             log.error("DigiLocker documents for \(verification.id) not stored: \(error)", requestID: nil)
+        } catch {
+            log.error("DigiLocker documents for \(verification.id) not stored: \(String(reflecting: error))", requestID: nil)
+            return .failed
         }
-        return .journey(target.verificationID, nil)
+        return nil
     }
 }
