@@ -161,6 +161,20 @@ public struct Configuration: Sendable {
         }
     }
 
+    /// Settings that only make sense together: refused at `serve` rather than discovered by the
+    /// first user who reaches the step.
+    public func checkForServing() throws(Invalid) {
+        let digiLockerSet = [digiLocker.authorizeURL != nil, digiLocker.tokenURL != nil, digiLocker.apiURL != nil,
+                             digiLocker.clientID != nil, digiLocker.clientSecret != nil]
+        if !devMode && digiLockerSet.contains(true) && digiLockerSet.contains(false) {
+            throw Invalid(description: "set all of HOSTED_DIGILOCKER_AUTHORIZE_URL, _TOKEN_URL, _API_URL, _CLIENT_ID and "
+                          + "_CLIENT_SECRET, or none (dev mode fills the missing ones with the simulator)")
+        }
+        if (smsRelayURL == nil) != (smsRelaySecret == nil) {
+            throw Invalid(description: "set both HOSTED_SMS_RELAY_URL and HOSTED_SMS_RELAY_SECRET, or neither")
+        }
+    }
+
     static func isLoopback(_ host: String?) -> Bool {
         guard let host = host?.lowercased() else { return false }
         return host == "localhost" || host == "[::1]" || host == "::1" || host.hasPrefix("127.")

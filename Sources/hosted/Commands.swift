@@ -103,6 +103,7 @@ enum Commands {
         let parsed = try CommandLineArguments(arguments, environment: environment)
         if parsed.wantsHelp { print(serveHelp); return 0 }
         let configuration = parsed.configuration
+        try configuration.checkForServing()
         let application = try buildApplication(configuration: configuration)
         let server = application.makeServer()
         let stop = DispatchSemaphore(value: 0)

@@ -31,6 +31,16 @@ import Testing
         }
     }
 
+    @Test func servingRefusesHalfConfiguredDigiLockerAndRelay() throws {
+        var partial = try Configuration.fromEnvironment(["HOSTED_DIGILOCKER_CLIENT_ID": "ABCD1234"])
+        #expect(throws: Configuration.Invalid.self) { try partial.checkForServing() }
+        partial.devMode = true  // the simulator fills the rest
+        try partial.checkForServing()
+        let relay = try Configuration.fromEnvironment(["HOSTED_SMS_RELAY_URL": "https://relay.example/sms"])
+        #expect(throws: Configuration.Invalid.self) { try relay.checkForServing() }
+        try Configuration.fromEnvironment([:]).checkForServing()
+    }
+
     @Test func readsEveryVariable() throws {
         let configuration = try Configuration.fromEnvironment([
             "HOSTED_DATABASE_URL": "postgres://u@h/db", "HOSTED_LISTEN": "[::1]:9000",
