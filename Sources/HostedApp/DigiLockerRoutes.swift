@@ -17,12 +17,18 @@ struct DigiLockerRoutes {
             try journey.requireSameOrigin(request)
             let (_, verification) = try journey.signedInVerification(request, context)
             var stepID: String?
+            var language: String?
             if !request.body.isEmpty {
                 var body = try JSONObject(body: request.body)
                 stepID = body.string("step")
+                language = body.string("lang")
                 try body.finish()
             }
-            let (url, nonce) = try service.start(verification, stepID: stepID)
+            if let language, !DigiLockerService.languages.contains(language) {
+                throw DomainError.invalidRequest(detail: "The request has invalid fields.",
+                                                 errors: [FieldError(field: "lang", message: "must be en or hi")])
+            }
+            let (url, nonce) = try service.start(verification, stepID: stepID, language: language)
             var response = try Response.json(["authorize_url": url])
             response.headers.add("Set-Cookie", nonceCookie(nonce, maxAge: Int(DigiLockerService.stateLifetime)))
             response.headers.add("Cache-Control", "no-store")
@@ -48,11 +54,12 @@ struct DigiLockerRoutes {
         var headers = HTTPHeaders([("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
                                    ("X-Content-Type-Options", "nosniff")])
         switch outcome {
-        case .journey(let id, let setback), .stale(let id, let setback):
+        case .journey(let landing), .stale(let landing):
             // The nonce is spent only with its state: a stray or forged callback cannot wipe it.
             if case .journey = outcome { headers.add("Set-Cookie", nonceCookie("", maxAge: 0)) }
-            let query = setback.map { "?digilocker=" + $0.rawValue } ?? ""
-            headers.add("Location", publicURL.absoluteString + "/j/" + id.rawValue + query)
+            let query = [landing.language.map { ("lang", $0) }, landing.setback.map { ("digilocker", $0.rawValue) }].compactMap { $0 }
+            headers.add("Location", publicURL.absoluteString + "/j/" + landing.verificationID.rawValue
+                        + (query.isEmpty ? "" : "?" + FormURLEncoded.encode(query)))
             return Response(status: 303, headers: headers)
         case .rejected:
             headers.add("Content-Type", "text/html; charset=utf-8")

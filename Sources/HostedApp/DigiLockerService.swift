@@ -28,21 +28,32 @@ struct DigiLockerService: Sendable {
         case denied, failed, expired, missing
     }
 
+    /// Where a callback sends the browser back to: the journey, in the page's language, with the
+    /// reason when the step is still pending.
+    struct Landing: Equatable, Sendable {
+        let verificationID: ObjectID
+        let setback: Setback?
+        let language: String?
+    }
+
     /// Where a callback leads.
     enum Outcome: Equatable, Sendable {
         /// Back to the journey after using the state; with a setback the step is still pending
         /// and can be retried.
-        case journey(ObjectID, Setback?)
+        case journey(Landing)
         /// Back to the journey without using the state (used, expired or another browser's):
         /// this browser's nonce is kept, in case its own round trip is still under way.
-        case stale(ObjectID, Setback?)
+        case stale(Landing)
         /// A state that was never issued: nothing to go back to.
         case rejected
     }
 
+    /// The languages the journey speaks (its `?lang=`).
+    static let languages: Set<String> = ["en", "hi"]
+
     /// Starts a round trip for the step (or the first pending DigiLocker step); returns the consent
     /// URL and the nonce for this browser's cookie.
-    func start(_ verification: Verification, stepID requested: String?) throws -> (authorizeURL: String, nonce: String) {
+    func start(_ verification: Verification, stepID requested: String?, language: String?) throws -> (authorizeURL: String, nonce: String) {
         guard let provider else {
             log.error("DigiLocker step started but DigiLocker is not configured (HOSTED_DIGILOCKER_*)", requestID: nil)
             throw Problem(status: 503, code: "digilocker_unavailable", title: "Service Unavailable",
@@ -69,7 +80,8 @@ struct DigiLockerService: Sendable {
         let state = BearerSecret(using: random)
         let nonce = BearerSecret(using: random)
         try store.insertState(stateHash: Digest.sha256Hex(state.value), verificationID: verification.id, stepID: step.id,
-                              nonceHash: Digest.sha256Hex(nonce.value), at: now, expiresAt: now.addingTimeInterval(Self.stateLifetime))
+                              nonceHash: Digest.sha256Hex(nonce.value), language: language,
+                              at: now, expiresAt: now.addingTimeInterval(Self.stateLifetime))
         let verifier = PKCE.verifier(key: try key.bytes(), state: state.value)
         return (provider.authorizeURL(state: state.value, challenge: PKCE.challenge(for: verifier)), nonce.value)
     }
@@ -79,33 +91,35 @@ struct DigiLockerService: Sendable {
     func finish(state text: String?, nonce: String?, code: String?, error: String?) throws -> Outcome {
         guard let text, let state = BearerSecret(presented: text) else { return .rejected }
         let stateHash = Digest.sha256Hex(state.value)
-        guard let issuedFor = try store.verificationID(stateHash: stateHash) else { return .rejected }
+        guard let issuedFor = try store.target(stateHash: stateHash) else { return .rejected }
         guard let nonce = nonce.flatMap(BearerSecret.init(presented:)),
               let target = try store.consumeState(stateHash: stateHash, nonceHash: Digest.sha256Hex(nonce.value), at: clock.now())
         else { return try stale(issuedFor) }
-        if let error {
-            return .journey(target.verificationID, error == "access_denied" ? .denied : .failed)
+        func back(_ setback: Setback?) -> Outcome {
+            .journey(Landing(verificationID: target.verificationID, setback: setback, language: target.language))
         }
+        if let error { return back(error == "access_denied" ? .denied : .failed) }
         guard let provider, let code, !code.isEmpty, code.utf8.count <= 2048,
               let verification = try journey.verifications.verification(id: target.verificationID)
-        else { return .journey(target.verificationID, .failed) }
+        else { return back(.failed) }
         do {
             let requested = try journey.definition(of: target.stepID, in: verification).documents ?? ["aadhaar"]
             let documents = try fetchDocuments(requested, provider: provider, code: code, stateValue: state.value)
-            let setback = complete(verification, stepID: target.stepID,
-                                   documents: try documents.map { Array(try JSONCoding.encoder.encode($0)) })
-            return .journey(target.verificationID, setback)
+            return back(complete(verification, stepID: target.stepID,
+                                 documents: try documents.map { Array(try JSONCoding.encoder.encode($0)) }))
         } catch let failure as DigiLockerProvider.Failure {
             log.error("DigiLocker round trip for \(target.verificationID) failed: \(failure)", requestID: nil)
-            return .journey(target.verificationID, failure.missingDocument == nil ? .failed : .missing)
+            return back(failure.missingDocument == nil ? .failed : .missing)
         }
     }
 
-    /// A used, expired or other browser's state: back to the journey, which shows where things stand.
-    private func stale(_ id: ObjectID) throws -> Outcome {
-        guard let verification = try journey.verifications.verification(id: id) else { return .rejected }
-        let pending = verification.steps.contains { $0.type == .digilocker && $0.completedAt == nil }
-        return .stale(id, pending && verification.status.isEditable ? .expired : nil)
+    /// A used, expired or other browser's state: back to the journey, which shows where things
+    /// stand ("expired" while the step is still pending).
+    private func stale(_ target: DigiLockerStore.StateTarget) throws -> Outcome {
+        guard let verification = try journey.verifications.verification(id: target.verificationID) else { return .rejected }
+        let pending = verification.steps.contains { $0.id == target.stepID && $0.completedAt == nil }
+        return .stale(Landing(verificationID: target.verificationID,
+                              setback: pending && verification.status.isEditable ? .expired : nil, language: target.language))
     }
 
     /// Exchanges the code (PKCE), then fetches and reads each requested document.

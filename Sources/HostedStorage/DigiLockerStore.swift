@@ -12,18 +12,20 @@ public struct DigiLockerStore: Sendable {
 
     // MARK: Round-trip states
 
-    public func insertState(stateHash: String, verificationID: ObjectID, stepID: String, nonceHash: String,
+    public func insertState(stateHash: String, verificationID: ObjectID, stepID: String, nonceHash: String, language: String?,
                             at time: Date, expiresAt: Date) throws {
         try database.query("""
-            INSERT INTO digilocker_states (state_hash, verification_id, step_id, nonce_hash, created_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6)
-            """, .text(stateHash), .text(verificationID.rawValue), .text(stepID), .text(nonceHash), .date(time), .date(expiresAt))
+            INSERT INTO digilocker_states (state_hash, verification_id, step_id, nonce_hash, language, created_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, .text(stateHash), .text(verificationID.rawValue), .text(stepID), .text(nonceHash), .optionalText(language),
+            .date(time), .date(expiresAt))
     }
 
-    /// Where a state leads back to.
+    /// Where a state leads back to: the verification's step, in the page's language.
     public struct StateTarget: Equatable, Sendable {
         public let verificationID: ObjectID
         public let stepID: String
+        public let language: String?
     }
 
     /// Uses the state once, only from the browser holding its nonce and before it expires: one
@@ -32,17 +34,21 @@ public struct DigiLockerStore: Sendable {
         let rows = try database.query("""
             UPDATE digilocker_states SET used_at = $3
             WHERE state_hash = $1 AND nonce_hash = $2 AND used_at IS NULL AND expires_at > $3
-            RETURNING verification_id, step_id
+            RETURNING verification_id, step_id, language
             """, .text(stateHash), .text(nonceHash), .date(time))
-        guard let row = rows.first, let id = ObjectID(.verification, parsing: try row.string("verification_id")) else { return nil }
-        return StateTarget(verificationID: id, stepID: try row.string("step_id"))
+        return try rows.first.flatMap(Self.target)
     }
 
-    /// The verification a state was issued for, used or not: where to send a browser whose state
-    /// can no longer be used.
-    public func verificationID(stateHash: String) throws -> ObjectID? {
-        try database.query("SELECT verification_id FROM digilocker_states WHERE state_hash = $1", .text(stateHash))
-            .first.flatMap { ObjectID(.verification, parsing: try $0.string("verification_id")) }
+    /// Where a state was issued for, used or not: where to send a browser whose state can no
+    /// longer be used.
+    public func target(stateHash: String) throws -> StateTarget? {
+        try database.query("SELECT verification_id, step_id, language FROM digilocker_states WHERE state_hash = $1",
+                           .text(stateHash)).first.flatMap(Self.target)
+    }
+
+    private static func target(_ row: Row) throws -> StateTarget? {
+        guard let id = ObjectID(.verification, parsing: try row.string("verification_id")) else { return nil }
+        return StateTarget(verificationID: id, stepID: try row.string("step_id"), language: try row.optionalString("language"))
     }
 
     // MARK: Simulator (dev mode)

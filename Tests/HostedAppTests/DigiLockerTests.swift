@@ -74,8 +74,8 @@ import Testing
         }
 
         /// Starts a round trip: the consent URL's query and this browser's nonce.
-        func begin() throws -> (query: [String: String], nonce: String) {
-            let started = start()
+        func begin(body: String = #"{"step":"digilocker"}"#) throws -> (query: [String: String], nonce: String) {
+            let started = start(body: body)
             #expect(started.status == 200)
             let url = try #require(app.json(started)["authorize_url"] as? String)
             let nonce = try #require(Self.cookieValue(started, "hosted_digilocker"))
@@ -207,9 +207,10 @@ import Testing
         #expect(back.headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=denied")
         #expect(f.step()["status"] as? String == "pending")
         #expect(try f.artifactCount() == 0)
-        // The retry works.
-        let (again, secondNonce) = try f.begin()
-        #expect(f.callback(f.consent(again, decision: "allow"), nonce: secondNonce).headers["Location"] == "\(Self.origin)/j/\(f.id)")
+        // The retry works; a page in Hindi comes back in Hindi.
+        #expect(f.start(body: #"{"step":"digilocker","lang":"xx"}"#).status == 422)
+        let (again, secondNonce) = try f.begin(body: #"{"step":"digilocker","lang":"hi"}"#)
+        #expect(f.callback(f.consent(again, decision: "allow"), nonce: secondNonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?lang=hi")
         #expect(f.step()["status"] as? String == "completed")
     }
 
@@ -389,7 +390,7 @@ import Testing
         let states = DigiLockerStore(database: f.app.application.database)
         let id = try #require(ObjectID(.verification, parsing: f.id))
         let now = f.clock.now()
-        try states.insertState(stateHash: "h", verificationID: id, stepID: "digilocker", nonceHash: "n", at: now,
+        try states.insertState(stateHash: "h", verificationID: id, stepID: "digilocker", nonceHash: "n", language: nil, at: now,
                                expiresAt: now.addingTimeInterval(600))
         let winners = Counter()
         DispatchQueue.concurrentPerform(iterations: 20) { _ in

@@ -3,13 +3,13 @@
 import { call } from "./api.js";
 import { announce, errorLine, h, setMessage } from "./dom.js";
 import { goTo } from "./navigate.js";
-import { strings } from "./strings.js";
+import { askedLanguage, strings } from "./strings.js";
 
 async function begin(ctx, button, error) {
   button.disabled = true;
   setMessage(error, "");
   announce(strings.digilocker.opening);
-  const result = await call("POST", "/digilocker/start", { step: ctx.step.id });
+  const result = await call("POST", "/digilocker/start", { step: ctx.step.id, lang: askedLanguage });
   if (result.status === 200 && goTo(result.body.authorize_url)) return;
   button.disabled = false;
   if (ctx.settle(result)) return;

@@ -20,6 +20,10 @@ export function chooseLanguage(search, preferred) {
 
 export const language = chooseLanguage(location.search, navigator.languages || [navigator.language]);
 
+/** The language the address asks for (`?lang=`), if the journey speaks it: kept across trips
+ *  away from the page, such as DigiLocker's. */
+export const askedLanguage = supported(new URLSearchParams(location.search).get("lang"));
+
 /** The catalogue, filled by loadStrings() before anything is shown. */
 export const strings = {};
 

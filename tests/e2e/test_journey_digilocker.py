@@ -80,11 +80,11 @@ def leave_for_consent(driver, on_screen=None) -> None:
         on_screen("consent")
 
 
-def assert_back_on_journey(driver, verification: dict) -> None:
-    """On /j/{id}, with the setback query taken off the address and no fragment."""
+def assert_back_on_journey(driver, verification: dict, query: str = "") -> None:
+    """On /j/{id}, with the setback taken off the address (`query` is what stays) and no fragment."""
     wait_until(driver, lambda d: urlsplit(d.current_url).path == f"/j/{verification['id']}", "back on the journey")
-    wait_until(driver, lambda d: not urlsplit(d.current_url).query and not urlsplit(d.current_url).fragment,
-               "the address without ?digilocker= and without a fragment")
+    wait_until(driver, lambda d: urlsplit(d.current_url).query == query and not urlsplit(d.current_url).fragment,
+               f"the address with query {query!r} (no ?digilocker=) and without a fragment")
 
 
 def test_allow_completes_the_step(engine, digilocker_hosted, request):
@@ -141,6 +141,20 @@ def test_deny_returns_to_the_step_with_a_retry(engine, digilocker_hosted, reques
     gone(driver, "digilocker")
     on_step(driver, "profile")
     assert digilocker_step(digilocker_hosted, verification)["status"] == "completed"
+
+
+def test_a_journey_in_hindi_comes_back_in_hindi(browser, digilocker_hosted, request):
+    verification = new_verification(digilocker_hosted, request)
+    on_screen = screens(browser, "digilocker-hi-chromium", [])
+    open_signed_in(browser, digilocker_hosted, verification, lang="hi")
+    leave_for_consent(browser)
+    shown(browser, '[data-testid="consent-deny"]').click()
+    assert_back_on_journey(browser, verification, query="lang=hi")
+    error = shown(browser, step_css("digilocker", "digilocker-error"), "the DigiLocker step's message after Deny")
+    assert browser.execute_script("return document.documentElement.lang") == "hi"
+    assert "अनुमति नहीं दी" in error.text, error.text
+    on_screen("denied")
+    assert not axe_violations(browser), summarize_violations(axe_violations(browser))
 
 
 def test_tampered_and_replayed_state_are_rejected(engine, digilocker_hosted, request):

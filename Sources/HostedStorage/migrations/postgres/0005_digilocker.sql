@@ -1,12 +1,13 @@
 -- DigiLocker round trips: each `state` handed to the provider, stored as a hash, bound to its
 -- verification and step and to the browser that started it (a hash of the nonce in that
 -- browser's cookie); used once. The PKCE verifier is derived from the state with the secret
--- key, so it is never stored.
+-- key, so it is never stored. `language` is the page's, to come back in it.
 CREATE TABLE digilocker_states (
     state_hash       TEXT PRIMARY KEY,
     verification_id  TEXT NOT NULL REFERENCES verifications (id),
     step_id          TEXT NOT NULL,
     nonce_hash       TEXT NOT NULL,
+    language         TEXT,
     created_at       BIGINT NOT NULL,
     expires_at       BIGINT NOT NULL,
     used_at          BIGINT
