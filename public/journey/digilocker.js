@@ -13,7 +13,10 @@ async function begin(ctx, button, error) {
   if (result.status === 200 && goTo(result.body.authorize_url)) return;
   button.disabled = false;
   if (ctx.settle(result)) return;
-  setMessage(error, result.status === 0 ? strings.offline : strings.digilocker.startFailed);
+  // Completed in another tab, or the verification closed meanwhile: show where things stand.
+  if (result.status === 409) return ctx.reload();
+  const message = { 0: strings.offline, 429: strings.digilocker.tooOften }[result.status] || strings.digilocker.startFailed;
+  setMessage(error, message);
   button.textContent = strings.retry;
 }
 

@@ -94,6 +94,7 @@ export default {
     start: "Continue to DigiLocker",
     opening: "Opening DigiLocker…",
     startFailed: "We could not open DigiLocker just now. Please try again.",
+    tooOften: "You have opened DigiLocker several times. Please wait a minute, then try again.",
     retry: "Try DigiLocker again",
     setbacks: {
       denied: "You did not allow DigiLocker to share your documents. To continue, try again and choose Allow.",
