@@ -73,7 +73,7 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     step pg-restart env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter postgresReconnectsAfterServerRestart
 
     if [[ "${HOSTED_TSAN:-1}" != "0" ]]; then
-        tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage}
+        tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage|DigiLocker}
         # Build everything (incl. the `hosted` binary) with TSan in its own scratch dir.
         step tsan-build swift build --sanitize=thread --scratch-path .build/tsan
         step tsan-test swift test --sanitize=thread --scratch-path .build/tsan \
