@@ -20,7 +20,7 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
                                           xvfb the browser tests use; runs under xvfb-run -a)
 
 Environment:
-  HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage)
+  HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage|DigiLocker)
   HOSTED_TSAN=0       skip the ThreadSanitizer run (local use; CI always runs it)
 EOF
 }
