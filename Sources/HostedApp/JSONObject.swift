@@ -70,8 +70,8 @@ struct JSONObject {
         return result
     }
 
-    /// An array of objects, each decoded as `T` from its JSON.
-    mutating func objects<T: Decodable>(_ key: String, as type: T.Type) -> [T]? {
+    /// An array of objects with only the `fields` named, each decoded as `T` from its JSON.
+    mutating func objects<T: Decodable>(_ key: String, as type: T.Type, fields: Set<String>) -> [T]? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let array = raw as? [Any] else {
@@ -80,6 +80,11 @@ struct JSONObject {
         }
         var result: [T] = []
         for (index, element) in array.enumerated() {
+            if let object = element as? [String: Any] {
+                for name in object.keys.sorted() where !fields.contains(name) {
+                    errors.append(FieldError(field: "\(key)[\(index)].\(name)", message: "is not a known field"))
+                }
+            }
             guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element),
                   let decoded = try? JSONDecoder().decode(T.self, from: data)
             else {

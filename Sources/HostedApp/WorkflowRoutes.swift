@@ -17,7 +17,7 @@ struct WorkflowRoutes {
             var body = try JSONObject(body: request.body)
             let key = body.string("key", required: true)
             let name = body.string("name", required: true)
-            let steps = body.objects("steps", as: StepInput.self)
+            let steps = body.objects("steps", as: StepInput.self, fields: StepInput.fields)
             try body.finish()
             let valid = try Workflow.validate(key: key, name: name, steps: steps)
             let workflow = try workflows.createVersion(accountID: account.id, key: valid.key, name: valid.name,

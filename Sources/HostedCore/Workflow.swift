@@ -100,6 +100,9 @@ public struct StepInput: Sendable, Decodable {
     public let max: Int?
     public let documents: [String]?
 
+    /// The keys a step object may have: any other is refused, as at the top level of a body.
+    public static let fields: Set<String> = ["type", "id", "min", "max", "documents"]
+
     /// Field errors of one step.
     struct Errors: Error {
         let errors: [FieldError]

@@ -304,6 +304,11 @@ import Testing
         #expect(bad.status == 422)
         let fields = Set((f.json(bad)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] })
         #expect(fields == ["key", "name", "steps[1].id"])
+        // Unknown keys inside a step are refused like unknown keys of the body; nothing is stored.
+        let typo = f.post("/v1/workflows", #"{"key":"kyc_basic","name":"v3","steps":[{"type":"digilocker","document":["pan"]}]}"#)
+        #expect(typo.status == 422)
+        #expect((f.json(typo)["errors"] as? [[String: String]])?.first?["field"] == "steps[0].document")
+        #expect(f.json(f.get("/v1/workflows/kyc_basic"))["version"] as? Int == 2)
     }
 
     @Test(arguments: Store.allCases)
