@@ -79,8 +79,6 @@ struct DigiLockerRoutes {
         """
 
     private func nonceCookie(_ value: String, maxAge: Int) -> String {
-        var cookie = "\(Self.nonceCookie)=\(value); Path=\(DigiLockerEndpoints.callbackPath); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
-        if publicURL.scheme == "https" { cookie += "; Secure" }
-        return cookie
+        journey.cookie(Self.nonceCookie, value: value, path: DigiLockerEndpoints.callbackPath, maxAge: maxAge)
     }
 }

@@ -59,7 +59,7 @@ struct DigiLockerSimulatorRoutes {
         routes.add("GET", "/sim/digilocker/api/1/xml/{uri}") { request, context in
             try authorized(request) {
                 guard let document = DigiLockerSample.certificates[context.parameters["uri"] ?? ""] else {
-                    return oauthError(404, "not_found", "No such document.")
+                    return try oauthError(404, "not_found", "No such document.")
                 }
                 return xml(document)
             }
@@ -91,20 +91,20 @@ struct DigiLockerSimulatorRoutes {
     private func token(_ form: [(name: String, value: String)]) throws -> Response {
         func field(_ name: String) -> String { form.first { $0.name == name }?.value ?? "" }
         guard field("grant_type") == "authorization_code" else {
-            return oauthError(400, "unsupported_grant_type", "grant_type must be authorization_code.")
+            return try oauthError(400, "unsupported_grant_type", "grant_type must be authorization_code.")
         }
         guard field("client_id") == endpoints.clientID,
               Digest.constantTimeEquals(Array(field("client_secret").utf8), Array(endpoints.clientSecret.utf8))
-        else { return oauthError(401, "invalid_client", "Client authentication failed.") }
+        else { return try oauthError(401, "invalid_client", "Client authentication failed.") }
         let code = field("code")
         guard !code.isEmpty, code.utf8.count <= 512,
               let grant = try store.consumeSimulatorCode(codeHash: Digest.sha256Hex(code), at: clock.now())
-        else { return oauthError(400, "invalid_grant", "The code is unknown, expired or already used.") }
+        else { return try oauthError(400, "invalid_grant", "The code is unknown, expired or already used.") }
         guard grant.redirectURI == field("redirect_uri"), grant.clientID == field("client_id") else {
-            return oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request.")
+            return try oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request.")
         }
         guard PKCE.verify(verifier: field("code_verifier"), challenge: grant.codeChallenge) else {
-            return oauthError(400, "invalid_grant", "code_verifier does not match the code_challenge.")
+            return try oauthError(400, "invalid_grant", "code_verifier does not match the code_challenge.")
         }
         let token = BearerSecret(using: random)
         let now = clock.now()
@@ -131,14 +131,15 @@ struct DigiLockerSimulatorRoutes {
         let header = request.headers["Authorization"] ?? ""
         guard header.hasPrefix("Bearer "), let token = BearerSecret(presented: String(header.dropFirst(7))),
               try store.simulatorTokenIsLive(tokenHash: Digest.sha256Hex(token.value), at: clock.now())
-        else { return oauthError(401, "invalid_token", "The access token is missing, unknown or expired.") }
+        else { return try oauthError(401, "invalid_token", "The access token is missing, unknown or expired.") }
         return try body()
     }
 
-    private func oauthError(_ status: Int, _ error: String, _ description: String) -> Response {
-        let body = "{\"error\":\"\(error)\",\"error_description\":\"\(description)\"}"
-        return Response(status: status, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
-                        body: Array(body.utf8))
+    /// RFC 6749 §5.2's error body.
+    private func oauthError(_ status: Int, _ error: String, _ description: String) throws -> Response {
+        var response = try Response.json(["error": error, "error_description": description], status: status)
+        response.headers.add("Cache-Control", "no-store")
+        return response
     }
 
     private func xml(_ text: String) -> Response {

@@ -123,7 +123,13 @@ struct JourneyRoutes {
     /// `HttpOnly` (no script reads it), `SameSite=Lax` set explicitly (WKWebView defaults differ;
     /// Strict would drop it on the way back from DigiLocker), `Secure` on https, scoped to this journey.
     func sessionCookie(_ id: String, value: String, maxAge: Int) -> String {
-        var cookie = "\(Self.cookieName)=\(value); Path=/j/\(id); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
+        cookie(Self.cookieName, value: value, path: "/j/\(id)", maxAge: maxAge)
+    }
+
+    /// A cookie of the journey's: no script reads it, sent on top-level returns from other sites
+    /// (`SameSite=Lax`), `Secure` when the public URL is https.
+    func cookie(_ name: String, value: String, path: String, maxAge: Int) -> String {
+        var cookie = "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
         if publicURL.scheme == "https" { cookie += "; Secure" }
         return cookie
     }

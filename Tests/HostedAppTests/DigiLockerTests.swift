@@ -98,20 +98,8 @@ import Testing
             // The callback answers later, from its own queue, as the server would send it.
             guard let deferred = pending.deferred else { return Response(status: 598) }
             let answer = Answer()
-            let done = DispatchSemaphore(value: 0)
-            deferred.start { response in
-                answer.set(response)
-                done.signal()
-            }
-            _ = done.wait(timeout: .now() + 30)
-            return answer.value ?? Response(status: 597)
-        }
-
-        final class Answer: @unchecked Sendable {  // `stored` only under `lock`
-            private let lock = NSLock()
-            private var stored: Response?
-            func set(_ response: Response) { lock.lock(); stored = response; lock.unlock() }
-            var value: Response? { lock.lock(); defer { lock.unlock() }; return stored }
+            deferred.start { answer.set($0) }
+            return answer.wait(seconds: 30) ?? Response(status: 597)
         }
 
         static func query(_ url: String) -> [String: String] {
