@@ -20,7 +20,7 @@ static size_t hosted_mhd_keep_escaped(void *cls, struct MHD_Connection *c, char 
 /// of `threads` workers using epoll. Returns NULL on failure.
 static inline struct MHD_Daemon *hosted_mhd_start(
     const struct sockaddr *addr, int ipv6, unsigned int threads, unsigned int timeout_seconds,
-    unsigned int connection_limit,
+    unsigned int connection_limit, unsigned int per_address_limit, size_t connection_memory,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls)
 {
@@ -34,6 +34,10 @@ static inline struct MHD_Daemon *hosted_mhd_start(
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        /* 0 = no per-address limit (behind a proxy every client has the proxy's address). */
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
+        /* Request line and headers must fit in this per-connection pool (else 431/414). */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory,
         /* libmicrohttpd's default backlog (32) overflows when hundreds of clients connect at
            once; dropped handshakes then wait for SYN-ACK retransmits for seconds. */
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
@@ -58,4 +62,34 @@ static inline int hosted_mhd_client_address(struct MHD_Connection *c, char *buf,
         ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
         : (const void *)&((const struct sockaddr_in *)sa)->sin_addr;
     return inet_ntop(sa->sa_family, src, buf, len) ? 0 : -1;
+}
+
+/// Walks the header lines libmicrohttpd parsed, in order, to find bytes a C string hides.
+struct hosted_header_scan { const char *previous_end; int hidden; };
+
+static enum MHD_Result hosted_mhd_scan_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                              const char *value, size_t value_size) {
+    (void)kind;
+    struct hosted_header_scan *scan = cls;
+    if (strlen(key) != key_size || (value && strlen(value) != value_size)) scan->hidden = 1;
+    if (scan->previous_end) {
+        /* Between the end of one value and the next name only the line break can stand, which
+           libmicrohttpd overwrote with NULs; anything else is what followed a NUL in the value. */
+        if (key < scan->previous_end || key - scan->previous_end > 8) scan->hidden = 1;
+        else for (const char *p = scan->previous_end; p < key; p++) if (*p) scan->hidden = 1;
+    }
+    scan->previous_end = value ? value + value_size : key + key_size;
+    return MHD_YES;
+}
+
+/// 1 when a header value holds a NUL byte with more after it. libmicrohttpd 0.9.75 parses the
+/// header block in place and hands out C strings, so `Authorization: Bearer <key>\0junk` reads as
+/// `Bearer <key>`; a proxy in front may read it differently. This relies on that in-place
+/// parsing (proved by the server's live tests): the last value is followed by its line break and
+/// the blank line, both overwritten with NULs.
+static inline int hosted_mhd_headers_hide_bytes(struct MHD_Connection *c) {
+    struct hosted_header_scan scan = { NULL, 0 };
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, hosted_mhd_scan_header, &scan);
+    if (scan.previous_end && (scan.previous_end[0] != 0 || scan.previous_end[1] != 0)) scan.hidden = 1;
+    return scan.hidden;
 }

@@ -13,6 +13,11 @@ struct APIGuards: Sendable {
 
     typealias Handler = @Sendable (Request, RequestContext, Account) throws -> Response
 
+    /// The header-phase check of every customer-API route: a body is read only for a live key.
+    var admission: Admission {
+        { [accounts] request, _ in _ = try accounts.authenticate(authorization: request.headers["Authorization"]) }
+    }
+
     /// Authenticates, then runs `handler` with the key's account.
     func authenticated(_ handler: @escaping Handler) -> RouteHandler {
         { request, context in

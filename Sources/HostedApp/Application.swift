@@ -32,7 +32,10 @@ public struct Application: Sendable {
     /// A server for this application on the configured address.
     public func makeServer() -> HTTPServer {
         HTTPServer(configuration: .init(host: configuration.listen.host, port: configuration.listen.port,
-                                        threads: configuration.threads),
+                                        threads: configuration.threads,
+                                        connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                                        connectionsPerAddress: configuration.connectionsPerAddress,
+                                        maximumBufferedBytes: configuration.maximumBufferedBytes),
                    responder: responder, log: log)
     }
 }
@@ -50,7 +53,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     case .postgres(let url): PostgresChangeFeed(url: url, database: database)
     case .sqlite: LocalChangeFeed()
     }
-    let longPoll = LongPoll(feed: changes)
+    let longPoll = LongPoll(feed: changes, limitPerOwner: configuration.maximumLongPolls)
     let guards = APIGuards(accounts: accounts, idempotency: IdempotencyStore(database: database), clock: clock)
     let policy = ReturnURLPolicy(devMode: configuration.devMode)
     let workflows = WorkflowStore(database: database)
@@ -78,8 +81,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     routes.add("GET", "/v1/openapi.yaml") { request, _ in
         try files.response(for: configuration.publicDirectory.appendingPathComponent("openapi.yaml"), request: request)
     }
-    WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
-    ReturnURLRoutes(guards: guards, store: returnURLs, policy: policy, random: random, clock: clock).register(in: &routes)
+    // The customer API: a body is read only for a live API key (each handler still authenticates).
     let verificationRoutes = VerificationRoutes(
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
@@ -87,24 +89,33 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         store: verifications, rateLimits: rateLimits, longPoll: longPoll,
         publicURL: configuration.publicURL, clock: clock,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst)
-    verificationRoutes.register(in: &routes)
-
-    HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
+    routes.group(admit: guards.admission) { routes in
+        WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
+        ReturnURLRoutes(guards: guards, store: returnURLs, policy: policy, random: random, clock: clock).register(in: &routes)
+        verificationRoutes.register(in: &routes)
+        HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
+    }
     let journey = JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
                                 publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies))
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)
     let journeyService = JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts,
                                         clock: clock, random: random)
-    JourneyStepRoutes(journey: journey, service: journeyService).register(in: &routes)
     let digiLockerStore = DigiLockerStore(database: database)
     let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
-    DigiLockerRoutes(journey: journey,
-                     service: DigiLockerService(store: digiLockerStore, journey: journeyService, rateLimits: rateLimits, provider: digiLocker.map(DigiLockerProvider.init),
-                                                key: secretKey, clock: clock, random: random, log: log),
-                     publicURL: configuration.publicURL).register(in: &routes)
-    DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
-                   respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
+    // Signed-in journey calls: a body (an 8 MB photo) is read only with a live session and the page's origin.
+    routes.group(admit: journey.signedInSameOrigin) { routes in
+        JourneyStepRoutes(journey: journey, service: journeyService).register(in: &routes)
+        DigiLockerRoutes(journey: journey,
+                         service: DigiLockerService(store: digiLockerStore, journey: journeyService, rateLimits: rateLimits,
+                                                    provider: digiLocker.map(DigiLockerProvider.init),
+                                                    key: secretKey, clock: clock, random: random, log: log),
+                         publicURL: configuration.publicURL).register(in: &routes)
+    }
+    routes.group(admit: guards.admission) { routes in
+        DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
+                       respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
+    }
     if configuration.devMode {
         DevRoutes(store: signInStore).register(in: &routes)
         if let digiLocker {

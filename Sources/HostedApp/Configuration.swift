@@ -39,6 +39,19 @@ public struct Configuration: Sendable {
     public var pollRate: Double = 1
     /// `HOSTED_POLL_BURST` / `--poll-burst`; default 10 requests at once, per verification.
     public var pollBurst = 10
+    /// `HOSTED_MAX_CONNECTIONS_PER_ADDRESS`; default 128 connections at once from one peer
+    /// address, 0 for no limit (set it to 0, or higher, behind a load balancer, whose address
+    /// every connection then has).
+    public var connectionsPerAddress = 128
+    /// `HOSTED_MAX_BUFFERED_BYTES`; default 64 MiB of request bodies held at once across all
+    /// connections (eight full-size uploads); past it a new body is refused with 503.
+    public var maximumBufferedBytes = 64 << 20
+    /// `HOSTED_CONNECTION_TIMEOUT`; default 15 seconds a connection may sit idle (a long-poll
+    /// waiting for its answer is not idle).
+    public var connectionTimeoutSeconds = 15
+    /// `HOSTED_MAX_LONG_POLLS`; default 64 long-polls waiting at once per API key and as many
+    /// per client address; one more is refused with 429.
+    public var maximumLongPolls = 64
 
     public init() {}
 
@@ -137,6 +150,20 @@ public struct Configuration: Sendable {
         case "HOSTED_POLL_BURST":
             guard let burst = Int(value), (1...1_000_000).contains(burst) else { throw Invalid(description: "\(name) must be 1…1000000") }
             pollBurst = burst
+        case "HOSTED_MAX_CONNECTIONS_PER_ADDRESS":
+            guard let limit = Int(value), (0...100_000).contains(limit) else { throw Invalid(description: "\(name) must be 0…100000") }
+            connectionsPerAddress = limit
+        case "HOSTED_MAX_BUFFERED_BYTES":
+            guard let bytes = Int(value), (1 << 20...1 << 34).contains(bytes) else {
+                throw Invalid(description: "\(name) must be 1048576…17179869184 bytes")
+            }
+            maximumBufferedBytes = bytes
+        case "HOSTED_CONNECTION_TIMEOUT":
+            guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "\(name) must be 1…3600 seconds") }
+            connectionTimeoutSeconds = seconds
+        case "HOSTED_MAX_LONG_POLLS":
+            guard let limit = Int(value), (1...100_000).contains(limit) else { throw Invalid(description: "\(name) must be 1…100000") }
+            maximumLongPolls = limit
         case "HOSTED_DIGILOCKER_AUTHORIZE_URL", "HOSTED_DIGILOCKER_TOKEN_URL", "HOSTED_DIGILOCKER_API_URL":
             guard let url = URL(string: value.hasSuffix("/") ? String(value.dropLast()) : value),
                   let scheme = url.scheme?.lowercased(), scheme == "https" || (scheme == "http" && Self.isLoopback(url.host)),

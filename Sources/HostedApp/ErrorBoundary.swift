@@ -20,21 +20,37 @@ struct ErrorBoundary: HTTPResponder {
     static func protect(log: any ServerLog, requestID: String?, _ body: () throws -> Response) -> Response {
         do {
             return try body()
-        } catch let problem as Problem {
-            return problem.response
-        } catch let error as DomainError {
-            return Problem(error).response
-        } catch let error as DatabaseError {
+        } catch {
+            return problem(for: error, log: log, requestID: requestID).response
+        }
+    }
+
+    /// The problem an error maps to; the unexpected ones are logged, never shown.
+    static func problem(for error: any Error, log: any ServerLog, requestID: String?) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as DomainError:
+            return Problem(error)
+        case let error as DatabaseError:
             log.error("database: \(error.debugDescription)", requestID: requestID)
             switch error {
-            case .connectionLost, .cannotConnect, .busy: return Problem.databaseUnavailable.response
-            default: return Problem.internalError.response
+            case .connectionLost, .cannotConnect, .busy: return Problem.databaseUnavailable
+            default: return Problem.internalError
             }
-        } catch {
+        default:
             log.error("unhandled: \(String(reflecting: error))", requestID: requestID)
-            return Problem.internalError.response
+            return Problem.internalError
         }
     }
 
     func bodyLimit(method: String, path: String) -> Int { next.bodyLimit(method: method, path: path) }
+
+    func admit(_ request: Request, context: RequestContext) throws -> Int {
+        do {
+            return try next.admit(request, context: context)
+        } catch {
+            throw Self.problem(for: error, log: log, requestID: context.requestID)
+        }
+    }
 }

@@ -5,13 +5,13 @@ import HostedHTTP
 /// A request's JSON object body, read field by field. Unknown fields, wrong types and NUL
 /// characters are collected as field errors; `finish()` throws them all at once (422), so
 /// nothing is stored from a bad request.
-struct JSONObject {
+public struct JSONObject {
     private let values: [String: Any]
     private var errors: [FieldError] = []
     private var known: Set<String> = []
 
     /// Parses `body`; an empty body is an empty object. Malformed JSON is a 400 problem.
-    init(body: [UInt8]) throws {
+    public init(body: [UInt8]) throws {
         guard !body.isEmpty else {
             values = [:]
             return
@@ -24,7 +24,7 @@ struct JSONObject {
 
     var isEmpty: Bool { values.isEmpty }
 
-    mutating func string(_ key: String, required: Bool = false) -> String? {
+    public mutating func string(_ key: String, required: Bool = false) -> String? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else {
             if required { errors.append(FieldError(field: key, message: "is required")) }
@@ -41,7 +41,7 @@ struct JSONObject {
         return text
     }
 
-    mutating func int(_ key: String) -> Int? {
+    public mutating func int(_ key: String) -> Int? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let number = raw as? NSNumber, !Self.isBool(raw), let value = Int(exactly: number.doubleValue) else {
@@ -52,7 +52,7 @@ struct JSONObject {
     }
 
     /// An object whose values are all strings.
-    mutating func stringMap(_ key: String) -> [String: String]? {
+    public mutating func stringMap(_ key: String) -> [String: String]? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let object = raw as? [String: Any] else {
@@ -71,7 +71,7 @@ struct JSONObject {
     }
 
     /// An array of objects with only the `fields` named, each decoded as `T` from its JSON.
-    mutating func objects<T: Decodable>(_ key: String, as type: T.Type, fields: Set<String>) -> [T]? {
+    public mutating func objects<T: Decodable>(_ key: String, as type: T.Type, fields: Set<String>) -> [T]? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let array = raw as? [Any] else {
@@ -101,7 +101,7 @@ struct JSONObject {
     }
 
     /// Throws every collected error, plus one per unknown field.
-    func finish(detail: String = "The request has invalid fields.") throws {
+    public func finish(detail: String = "The request has invalid fields.") throws {
         let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field") }
         let all = errors + unknown
         guard all.isEmpty else { throw DomainError.invalidRequest(detail: detail, errors: all) }

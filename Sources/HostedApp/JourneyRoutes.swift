@@ -31,7 +31,7 @@ struct JourneyRoutes {
             try files.response(for: publicDirectory.appendingPathComponent("journey.html"), request: request,
                                extraHeaders: Self.pageHeaders)
         }
-        routes.add("POST", "/j/{id}/api/session", bodyLimit: 4096) { request, context in
+        routes.add("POST", "/j/{id}/api/session", bodyLimit: 4096, admit: sameOrigin) { request, context in
             let id = try journeyID(context)
             try requireSameOrigin(request)
             var body = try JSONObject(body: request.body)
@@ -42,7 +42,7 @@ struct JourneyRoutes {
             }
             return try signedIn(id, token)
         }
-        routes.add("POST", "/j/{id}/api/otp", bodyLimit: 4096) { request, context in
+        routes.add("POST", "/j/{id}/api/otp", bodyLimit: 4096, admit: sameOrigin) { request, context in
             let id = try journeyID(context)
             try requireSameOrigin(request)
             var body = try JSONObject(body: request.body)
@@ -56,7 +56,7 @@ struct JourneyRoutes {
                               detail: "We could not send the code just now. Please try again.", headers: [("Retry-After", "5")])
             }
         }
-        routes.add("POST", "/j/{id}/api/otp/verify", bodyLimit: 4096) { request, context in
+        routes.add("POST", "/j/{id}/api/otp/verify", bodyLimit: 4096, admit: sameOrigin) { request, context in
             let id = try journeyID(context)
             try requireSameOrigin(request)
             var body = try JSONObject(body: request.body)
@@ -84,11 +84,25 @@ struct JourneyRoutes {
             else { throw Self.signInRequired }
             return try .json(["status": verification.status.rawValue])
         }
-        routes.add("POST", "/j/{id}/api/signout") { request, context in
+        routes.add("POST", "/j/{id}/api/signout", admit: sameOrigin) { request, context in
             _ = try journeyID(context)
             try requireSameOrigin(request)
             try signIn.endSession(token: cookie(request))
             return Response(status: 204, headers: HTTPHeaders([("Set-Cookie", sessionCookie(context.parameters["id"] ?? "", value: "", maxAge: 0))]))
+        }
+    }
+
+    /// Header-phase check of the sign-in calls: a body only from the journey's own origin.
+    var sameOrigin: Admission {
+        { request, _ in try requireSameOrigin(request) }
+    }
+
+    /// Header-phase check of the signed-in calls (uploads above all): the body is read only
+    /// from the journey's own origin, with a live session for this verification.
+    var signedInSameOrigin: Admission {
+        { request, context in
+            try requireSameOrigin(request)
+            _ = try signedInVerification(request, context)
         }
     }
 
@@ -154,12 +168,12 @@ struct JourneyRoutes {
     }
 
     /// The client's address: the peer, or — only when the peer is a trusted proxy — the nearest
-    /// untrusted address in `X-Forwarded-For`.
+    /// untrusted address in `X-Forwarded-For`. Repeated header lines are one list (RFC 9110 §5.3),
+    /// read from the right: a proxy appends, so only the right-most hops are the proxies' own.
     func clientAddress(_ request: Request) -> String {
-        guard trustedProxies.contains(request.peerAddress), let forwarded = request.headers["X-Forwarded-For"] else {
-            return request.peerAddress
-        }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard trustedProxies.contains(request.peerAddress) else { return request.peerAddress }
+        let hops = request.headers.all("X-Forwarded-For").joined(separator: ",")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trustedProxies.contains($0) } ?? request.peerAddress
     }
 

@@ -18,11 +18,14 @@ final class LongPoll: @unchecked Sendable {
         /// The answer when time is up.
         let timeout: @Sendable () -> Response
         let complete: @Sendable (Response) -> Void
+        /// Who holds the slot (an account, a client address): each may hold `limit` at once.
+        let owners: [String]
         var done = false
 
-        init(key: String, check: @escaping @Sendable () -> Response?, timeout: @escaping @Sendable () -> Response,
+        init(key: String, owners: [String], check: @escaping @Sendable () -> Response?, timeout: @escaping @Sendable () -> Response,
              complete: @escaping @Sendable (Response) -> Void) {
             self.key = key
+            self.owners = owners
             self.check = check
             self.timeout = timeout
             self.complete = complete
@@ -31,21 +34,51 @@ final class LongPoll: @unchecked Sendable {
 
     private let lock = NSLock()
     private var waiters: [String: [Waiter]] = [:]
+    /// Slots held per owner. A suspended connection cannot tell that its client went away, so
+    /// a slot is held until its answer or its timeout; this bound is what keeps one account or
+    /// one address from holding them all.
+    private var held: [String: Int] = [:]
     private var closed = false
     private let queue = DispatchQueue(label: "hosted.long-poll", attributes: .concurrent)
+    /// Most waiters one owner may hold at once.
+    let limitPerOwner: Int
 
-    init(feed: any ChangeFeed) {
+    init(feed: any ChangeFeed, limitPerOwner: Int = 64) {
+        self.limitPerOwner = limitPerOwner
         feed.subscribe { [weak self] key in self?.changed(key) }
     }
 
-    /// Registers a waiter; `check` runs once right away (closing the gap between the caller's
-    /// read and the registration).
-    func wait(key: String, seconds: Int, check: @escaping @Sendable () -> Response?,
+    /// Waiters registered right now.
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiters.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// Takes a slot for each owner, or none and false when one of them holds its limit already.
+    func reserve(owners: [String]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard owners.allSatisfy({ held[$0, default: 0] < limitPerOwner }) else { return false }
+        for owner in owners { held[owner, default: 0] += 1 }
+        return true
+    }
+
+    private func releaseSlots(_ owners: [String]) {  // under `lock`
+        for owner in owners {
+            let left = held[owner, default: 1] - 1
+            held[owner] = left > 0 ? left : nil
+        }
+    }
+
+    /// Registers a waiter whose slots `reserve(owners:)` took; `check` runs once right away
+    /// (closing the gap between the caller's read and the registration).
+    func wait(key: String, owners: [String], seconds: Int, check: @escaping @Sendable () -> Response?,
               timeout: @escaping @Sendable () -> Response, complete: @escaping @Sendable (Response) -> Void) {
-        let waiter = Waiter(key: key, check: check, timeout: timeout, complete: complete)
+        let waiter = Waiter(key: key, owners: owners, check: check, timeout: timeout, complete: complete)
         lock.lock()
         let isClosed = closed
-        if !isClosed { waiters[key, default: []].append(waiter) }
+        if isClosed { releaseSlots(owners) } else { waiters[key, default: []].append(waiter) }
         lock.unlock()
         if isClosed {
             complete(timeout())
@@ -89,6 +122,7 @@ final class LongPoll: @unchecked Sendable {
             return
         }
         waiter.done = true
+        releaseSlots(waiter.owners)
         waiters[waiter.key]?.removeAll { $0 === waiter }
         if waiters[waiter.key]?.isEmpty == true { waiters[waiter.key] = nil }
         lock.unlock()

@@ -114,8 +114,14 @@ struct VerificationRoutes {
         }
         let timeout: @Sendable () -> Response = { check() ?? notModified(current) }
         let seconds = wait
+        let owners = ["account:\(account.id.rawValue)", "address:\(request.peerAddress)"]
+        guard longPoll.reserve(owners: owners) else {
+            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
+                          detail: "Too many long-polls are waiting for this API key or address (\(longPoll.limitPerOwner)); "
+                              + "wait for one to finish.", headers: [("Retry-After", "1")])
+        }
         return .deferred { complete in
-            longPoll.wait(key: id.rawValue, seconds: seconds, check: check, timeout: timeout, complete: complete)
+            longPoll.wait(key: id.rawValue, owners: owners, seconds: seconds, check: check, timeout: timeout, complete: complete)
         }
     }
 

@@ -21,11 +21,21 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: Request, context: RequestContext) throws -> Response
     /// The largest body accepted for this method and path, checked before the body is read.
     func bodyLimit(method: String, path: String) -> Int
+    /// Decides from the request line and headers alone — before any of the body is read —
+    /// whether a request that announces a body may send it: throws the refusal (a `Problem`:
+    /// unknown route, no credentials, wrong origin), or returns the largest body accepted.
+    func admit(_ request: Request, context: RequestContext) throws -> Int
 }
 
 extension HTTPResponder {
     public func bodyLimit(method: String, path: String) -> Int { Router.defaultBodyLimit }
+    public func admit(_ request: Request, context: RequestContext) throws -> Int {
+        bodyLimit(method: request.method, path: request.path)
+    }
 }
+
+/// A check a route makes in the header phase, before its body is read (see `HTTPResponder.admit`).
+public typealias Admission = @Sendable (Request, RequestContext) throws -> Void
 
 /// A handler for one route.
 public typealias RouteHandler = @Sendable (Request, RequestContext) throws -> Response

@@ -9,7 +9,8 @@ import Foundation
 /// `shutdown()`, which the owner calls from one thread; the in-flight count and the request-id
 /// sequence are guarded by `lock`; everything else is immutable.
 public final class HTTPServer: @unchecked Sendable {
-    /// Where and how to listen.
+    /// Where and how to listen, and the limits that keep one client from holding what it has
+    /// not earned.
     public struct Configuration: Sendable {
         /// Numeric IPv4 or IPv6 address to bind, e.g. `127.0.0.1` or `::1`.
         public var host: String
@@ -17,19 +18,36 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: UInt16
         /// Worker threads; defaults to the number of cores.
         public var threads: Int
-        /// Idle seconds before a connection is closed.
+        /// Seconds a connection may sit idle (no bytes from the client) before it is closed;
+        /// a connection waiting for a deferred response (a long-poll) is not idle.
         public var connectionTimeoutSeconds: Int
         /// Most simultaneous connections.
         public var connectionLimit: Int
+        /// Most simultaneous connections from one peer address; 0 for no limit (behind a load
+        /// balancer every client has the balancer's address).
+        public var connectionsPerAddress: Int
+        /// Request bodies buffered across all connections at once; past it a body is refused (503).
+        public var maximumBufferedBytes: Int
+        /// Seconds from the request's headers to the last byte of its body; a body still
+        /// trickling in after that has its connection closed.
+        public var requestTimeoutSeconds: Int
+        /// Bytes of request line and headers per connection (libmicrohttpd's connection pool).
+        public var headerMemoryBytes: Int
 
         public init(host: String = "127.0.0.1", port: UInt16 = 8080,
                     threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 1000) {
+                    connectionTimeoutSeconds: Int = 15, connectionLimit: Int = 1000,
+                    connectionsPerAddress: Int = 200, maximumBufferedBytes: Int = 64 << 20,
+                    requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 64 << 10) {
             self.host = host
             self.port = port
             self.threads = threads
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.connectionLimit = connectionLimit
+            self.connectionsPerAddress = connectionsPerAddress
+            self.maximumBufferedBytes = maximumBufferedBytes
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.headerMemoryBytes = headerMemoryBytes
         }
     }
 
@@ -60,11 +78,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The bound port, known after `start()`.
     public private(set) var port: UInt16 = 0
+    /// Bytes of request bodies held right now, across all connections.
+    public let bodyBudget: BodyBudget
 
     public init(configuration: Configuration, responder: any HTTPResponder, log: any ServerLog = StandardErrorLog()) {
         self.configuration = configuration
         self.responder = responder
         self.log = log
+        self.bodyBudget = BodyBudget(capacity: configuration.maximumBufferedBytes)
     }
 
     /// Binds and starts serving on the worker threads; returns at once.
@@ -98,8 +119,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func start(address: UnsafePointer<sockaddr>, ipv6: Bool, context: UnsafeMutableRawPointer) -> OpaquePointer? {
-        hosted_mhd_start(address, ipv6 ? 1 : 0, UInt32(max(1, configuration.threads)),
-                         UInt32(configuration.connectionTimeoutSeconds), UInt32(configuration.connectionLimit),
+        hosted_mhd_start(address, ipv6 ? 1 : 0, UInt32(clamping: max(1, configuration.threads)),
+                         UInt32(clamping: max(0, configuration.connectionTimeoutSeconds)),
+                         UInt32(clamping: max(1, configuration.connectionLimit)),
+                         UInt32(clamping: max(0, configuration.connectionsPerAddress)),
+                         max(4096, configuration.headerMemoryBytes),
                          accessHandler, context, requestCompleted, context)
     }
 
@@ -154,24 +178,40 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Everything known about one request while libmicrohttpd calls back for it.
     fileprivate final class Exchange {
+        /// Where the request is on its way from headers to answer.
+        enum Phase {
+            /// Reading the body (or about to).
+            case receiving
+            /// The body is refused; what arrives is dropped, and `answer` goes out when it ends.
+            case discarding(answer: Response)
+            /// Waiting for a deferred response; calls for it are ignored until it is ready.
+            case waiting
+            /// A response is queued.
+            case answered
+        }
+
         let request: Request
         let requestID: String
         let started: DispatchTime
         let receivedAt: Date
-        let bodyLimit: Int
+        var bodyLimit: Int = Router.defaultBodyLimit
         var body: [UInt8] = []
-        var answered = false
-        var overLimit = false
+        var phase = Phase.receiving
+        /// Bytes of the server's body budget held for this request, returned when it completes.
+        var reserved = 0
         var discarded = 0
         /// Set (under the server's lock) when a deferred response is ready to be sent.
         var readyResponse: Response?
 
-        init(request: Request, requestID: String, bodyLimit: Int) {
+        init(request: Request, requestID: String) {
             self.request = request
             self.requestID = requestID
-            self.bodyLimit = bodyLimit
             self.started = .now()
             self.receivedAt = Date()
+        }
+
+        var isReceiving: Bool {
+            if case .receiving = phase { true } else { false }
         }
     }
 
@@ -205,56 +245,128 @@ public final class HTTPServer: @unchecked Sendable {
     // MARK: - Callbacks
 
     /// libmicrohttpd calls this once with the headers, once per body chunk, and once at the end.
-    /// Answering on the first call would make it close the connection (no keep-alive), so normal
-    /// requests are answered on the last call; only a body whose declared Content-Length is too
-    /// large is refused on the first, before any of it is read.
-    fileprivate func handle(connection: OpaquePointer, url: String, method: String,
+    /// Answering on the first call makes it close the connection (no keep-alive), so normal
+    /// requests are answered on the last call; the first call answers only what must be refused
+    /// before any of the body is read — and then closing the connection is what is wanted.
+    fileprivate func handle(connection: OpaquePointer, url: String, method: String, version: String,
                             upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let stored = slot.pointee else {
-            let exchange = begin(connection: connection, url: url, method: method)
+            let (exchange, violation) = begin(connection: connection, url: url, method: method, version: version)
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             adjustInFlight(1)
-            if let declared = exchange.request.headers["Content-Length"].flatMap(Int.init), declared > exchange.bodyLimit {
-                return answer(connection, exchange, Problem.payloadTooLarge(limit: exchange.bodyLimit).response)
+            if let refusal = violation.map(Self.malformed) ?? admit(exchange) {
+                return answer(connection, exchange, refusal)
             }
             return MHD_Result.YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
         if let ready = takeReadyResponse(exchange) {
-            exchange.answered = false
+            exchange.phase = .receiving
             return answer(connection, exchange, ready)
         }
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
             uploadSize.pointee = 0  // consumed (or discarded)
-            if exchange.answered { return MHD_Result.YES }
-            if exchange.overLimit || exchange.body.count + size > exchange.bodyLimit || upload == nil {
-                // A body without Content-Length (chunked) passed the limit. libmicrohttpd 0.9.75
-                // cannot queue a response mid-upload, so the rest is discarded unread-into-memory
-                // and the 413 goes out when the body ends; a client that keeps streaming far past
-                // the limit is disconnected.
-                exchange.overLimit = true
-                exchange.body = []
-                exchange.discarded += size
-                return exchange.discarded > Self.maximumDiscardedBytes ? MHD_Result.NO : MHD_Result.YES
-            }
-            upload?.withMemoryRebound(to: UInt8.self, capacity: size) {
-                exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
-            }
+            return receive(upload, size: size, into: exchange)
+        }
+        switch exchange.phase {
+        case .waiting, .answered:
             return MHD_Result.YES
+        case .discarding(let refusal):
+            return answer(connection, exchange, refusal)
+        case .receiving:
+            var request = exchange.request
+            request.body = exchange.body
+            exchange.body = []
+            return answer(connection, exchange, respond(to: request, exchange: exchange))
         }
-        if exchange.answered { return MHD_Result.YES }
-        if exchange.overLimit {
-            return answer(connection, exchange, Problem.payloadTooLarge(limit: exchange.bodyLimit).response)
-        }
-        var request = exchange.request
-        request.body = exchange.body
-        exchange.body = []
-        return answer(connection, exchange, respond(to: request, exchange: exchange))
     }
 
-    private func begin(connection: OpaquePointer, url: String, method: String) -> Exchange {
+    /// One chunk of the body: kept while it fits the route's limit and the server's budget.
+    private func receive(_ upload: UnsafePointer<CChar>?, size: Int, into exchange: Exchange) -> MHD_Result {
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- exchange.started.uptimeNanoseconds
+        if elapsed / 1_000_000_000 > UInt64(max(1, configuration.requestTimeoutSeconds)) {
+            log.error("body not complete after \(configuration.requestTimeoutSeconds) s; closing", requestID: exchange.requestID)
+            return MHD_Result.NO
+        }
+        switch exchange.phase {
+        case .waiting, .answered:
+            return MHD_Result.YES
+        case .discarding:
+            // libmicrohttpd 0.9.75 cannot queue a response mid-upload, so the rest is dropped
+            // unread-into-memory and the refusal goes out when the body ends; a client that keeps
+            // streaming far past the limit is disconnected.
+            // `size` is at most libmicrohttpd's read buffer, and `discarded` stops growing past the cap.
+            exchange.discarded += size
+            return exchange.discarded > Self.maximumDiscardedBytes ? MHD_Result.NO : MHD_Result.YES
+        case .receiving:
+            break
+        }
+        guard let upload, size <= exchange.bodyLimit - exchange.body.count else {
+            // A body without Content-Length (chunked) passed the limit.
+            refuseBody(exchange, with: Problem.payloadTooLarge(limit: exchange.bodyLimit).response, discarding: size)
+            return MHD_Result.YES
+        }
+        let needed = exchange.body.count + size - exchange.reserved
+        if needed > 0 {
+            guard bodyBudget.reserve(needed) else {
+                refuseBody(exchange, with: Self.busy.response, discarding: size)
+                return MHD_Result.YES
+            }
+            exchange.reserved += needed
+        }
+        upload.withMemoryRebound(to: UInt8.self, capacity: size) {
+            exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+        }
+        return MHD_Result.YES
+    }
+
+    private func refuseBody(_ exchange: Exchange, with refusal: Response, discarding size: Int) {
+        exchange.phase = .discarding(answer: refusal)
+        exchange.body = []
+        exchange.discarded = size
+        bodyBudget.release(exchange.reserved)
+        exchange.reserved = 0
+    }
+
+    /// The header phase of a request that announces a body: the route, its credentials, its size
+    /// and room in the server's budget are all decided before a byte of the body is read.
+    /// nil when the body may come.
+    private func admit(_ exchange: Exchange) -> Response? {
+        let headers = exchange.request.headers
+        let declared = headers["Content-Length"].flatMap { Int($0.trimmedASCIIWhitespace) }
+        guard declared.map({ $0 > 0 }) ?? headers.contains("Transfer-Encoding") else { return nil }
+        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt)
+        do {
+            exchange.bodyLimit = try responder.admit(exchange.request, context: context)
+        } catch let problem as Problem {
+            return problem.response
+        } catch {
+            log.error("admission failed: \(String(reflecting: error))", requestID: exchange.requestID)
+            return Problem.internalError.response
+        }
+        guard let declared else { return nil }
+        if declared > exchange.bodyLimit { return Problem.payloadTooLarge(limit: exchange.bodyLimit).response }
+        guard bodyBudget.reserve(declared) else { return Self.busy.response }
+        exchange.reserved = declared
+        exchange.body.reserveCapacity(declared)
+        return nil
+    }
+
+    /// Every request body the server may hold at once is already held.
+    static let busy = Problem(status: 503, code: "server_busy", title: "Service Unavailable",
+                              detail: "The server is receiving too many uploads at once. Please try again.",
+                              headers: [("Retry-After", "2")])
+
+    /// A request whose framing could be read two ways: refused, and its connection closed.
+    static func malformed(_ reason: String) -> Response {
+        var response = Problem(status: 400, code: "malformed_request", title: "Bad Request", detail: reason).response
+        response.headers.add("Connection", "close")
+        return response
+    }
+
+    private func begin(connection: OpaquePointer, url: String, method: String, version: String) -> (Exchange, violation: String?) {
         let collected = Collected()
         let box = Unmanaged.passUnretained(collected).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectHeader, box)
@@ -263,11 +375,10 @@ public final class HTTPServer: @unchecked Sendable {
         let peer = hosted_mhd_client_address(connection, &addressBuffer, socklen_t(addressBuffer.count)) == 0
             ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let request = Request(method: method, path: url, query: collected.query,
-                              headers: HTTPHeaders(collected.headers), peerAddress: peer)
-        // Only a request that announces a body needs its route's limit (saves a route match per GET).
-        let hasBody = request.headers.contains("Content-Length") || request.headers.contains("Transfer-Encoding")
-        return Exchange(request: request, requestID: requestID(from: request.headers["X-Request-Id"]),
-                        bodyLimit: hasBody ? responder.bodyLimit(method: method, path: url) : Router.defaultBodyLimit)
+                              headers: HTTPHeaders(collected.fields), peerAddress: peer)
+        let exchange = Exchange(request: request, requestID: requestID(from: request.headers["X-Request-Id"]))
+        return (exchange, RequestFraming.violation(version: version, fields: request.headers.fields,
+                                                   hidesBytes: hosted_mhd_headers_hide_bytes(connection) != 0))
     }
 
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
@@ -293,7 +404,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Suspends the connection (its worker moves on) until the deferred response completes.
     private func suspend(_ connection: OpaquePointer, _ exchange: Exchange, _ deferred: DeferredResponse) -> MHD_Result {
-        exchange.answered = true  // body chunks and repeated calls are ignored while suspended
+        exchange.phase = .waiting
         MHD_suspend_connection(connection)
         let suspended = Suspended(connection: connection, exchange: exchange)
         lock.lock()
@@ -324,7 +435,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func answer(_ connection: OpaquePointer, _ exchange: Exchange, _ response: Response) -> MHD_Result {
         if let deferred = response.deferred { return suspend(connection, exchange, deferred) }
-        exchange.answered = true
+        exchange.phase = .answered
+        // The body has been handed to the responder and answered: its budget is free again.
+        bodyBudget.release(exchange.reserved)
+        exchange.reserved = 0
         let mhdResponse = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                             MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
@@ -346,7 +460,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func complete(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let stored = slot.pointee else { return }
-        Unmanaged<Exchange>.fromOpaque(stored).release()
+        let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeRetainedValue()
+        bodyBudget.release(exchange.reserved)
+        exchange.reserved = 0
         slot.pointee = nil
         adjustInFlight(-1)
     }
@@ -378,17 +494,18 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Headers and query arguments gathered by libmicrohttpd's iterator.
     fileprivate final class Collected {
-        var headers: [(String, String)] = []
+        var fields: [(String, String)] = []
         var query: [(name: String, value: String)] = []
     }
 }
 
 // MARK: - C entry points
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, upload, uploadSize, slot in
     guard let cls, let connection, let url, let method, let uploadSize, let slot else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     return server.handle(connection: connection, url: String(cString: url), method: String(cString: method),
+                         version: version.map { String(cString: $0) } ?? "",
                          upload: upload, uploadSize: uploadSize, slot: slot)
 }
 
@@ -400,7 +517,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ i
 private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
     guard let cls, let key else { return MHD_Result.YES }
     let collected = Unmanaged<HTTPServer.Collected>.fromOpaque(cls).takeUnretainedValue()
-    collected.headers.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    collected.fields.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
     return MHD_Result.YES
 }
 

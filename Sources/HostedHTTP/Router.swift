@@ -8,6 +8,7 @@ public struct Router: HTTPResponder {
         let method: String
         let segments: [Segment]
         let bodyLimit: Int
+        let admission: Admission?
         let handler: RouteHandler
     }
 
@@ -21,13 +22,25 @@ public struct Router: HTTPResponder {
     /// Collects routes, then builds the immutable router.
     public struct Builder {
         var routes: [Route] = []
-        var fallback: RouteHandler?
+        /// The admission of the group being registered (see `group(admit:_:)`).
+        var admission: Admission?
 
         public init() {}
 
         public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
-                                 _ handler: @escaping RouteHandler) {
-            routes.append(Route(method: method, segments: Router.parse(pattern), bodyLimit: bodyLimit, handler: handler))
+                                 admit: Admission? = nil, _ handler: @escaping RouteHandler) {
+            routes.append(Route(method: method, segments: Router.parse(pattern), bodyLimit: bodyLimit,
+                                admission: admit ?? admission, handler: handler))
+        }
+
+        /// Registers routes whose bodies are admitted only when `admit` passes (a route's own
+        /// `admit:` takes precedence). The handlers still authenticate: admission only decides
+        /// whether a body is worth reading.
+        public mutating func group(admit: @escaping Admission, _ register: (inout Builder) -> Void) {
+            let outer = admission
+            admission = admit
+            register(&self)
+            admission = outer
         }
 
         public func build() -> Router { Router(routes: routes) }
@@ -132,5 +145,20 @@ public struct Router: HTTPResponder {
     public func bodyLimit(method: String, path: String) -> Int {
         if case .found(let route, _) = match(method: method, path: path) { return route.bodyLimit }
         return Self.defaultBodyLimit
+    }
+
+    /// An unknown route or method is refused before its body; then the route's own admission.
+    public func admit(_ request: Request, context: RequestContext) throws -> Int {
+        switch match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            var context = context
+            context.parameters = parameters
+            try route.admission?(request, context)
+            return route.bodyLimit
+        case .wrongMethod(let allowed):
+            throw Problem.methodNotAllowed(allowed: allowed)
+        case .notFound:
+            throw Problem.notFound()
+        }
     }
 }

@@ -94,6 +94,13 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return recv(socket, &byte, 1, 0) == 0
     }
 
+    /// True when the peer has closed the connection, without waiting if it has not.
+    public func isClosedByPeerWithoutBlocking() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_DONTWAIT) | Int32(MSG_PEEK))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = recv(socket, &chunk, chunk.count, 0)

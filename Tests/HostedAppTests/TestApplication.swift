@@ -98,6 +98,20 @@ struct TestApplication {
         }
     }
 
+    /// The header phase of a request that announces a body: the refusal's status, or nil when
+    /// the server would go on to read the body.
+    func admit(_ method: String, _ path: String, headers: [(String, String)] = []) -> Int? {
+        let request = Request(method: method, path: path, headers: HTTPHeaders(headers + [("Content-Length", "8000000")]))
+        do {
+            _ = try application.responder.admit(request, context: RequestContext(requestID: "test"))
+            return nil
+        } catch let problem as Problem {
+            return problem.status
+        } catch {
+            return 599
+        }
+    }
+
     /// Signs in to a verification's journey the way the page does (a fresh handoff exchanged
     /// from `origin`); the session cookie's value, or "" when that failed.
     func journeySession(verificationID id: String, auth: [(String, String)], origin: String) -> String {

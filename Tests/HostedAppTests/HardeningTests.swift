@@ -1,0 +1,85 @@
+import Foundation
+import HostedApp
+import HostedCore
+import HostedHTTP
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// The hostile tester's findings, each proved on the application: what is refused before a body
+/// is read, what one client may hold, and where a secret could have been kept in clear.
+@Suite struct HardeningTests {
+    static let origin = "https://verify.example.com"
+
+    struct Fixture {
+        let app: TestApplication
+        let auth: [(String, String)]
+        let verificationID: String
+
+        init(_ store: Store, configure: (inout Configuration) -> Void = { _ in }) throws {
+            app = try TestApplication(store: store, configure: configure)
+            let created = try app.application.accounts.createAccount(name: "Acme")
+            auth = [("Authorization", "Bearer \(created.secret.value)")]
+            _ = app.request("POST", "/v1/workflows", headers: auth,
+                            body: #"{"key":"kyc","name":"KYC","steps":[{"type":"selfie"},{"type":"premises_photos","min":1,"max":2}]}"#)
+            let verification = app.request("POST", "/v1/verifications", headers: auth,
+                                           body: #"{"user_id":"u1","workflow":"kyc","mobile":"+919876543210"}"#)
+            verificationID = app.json(verification)["id"] as? String ?? ""
+        }
+
+        func close() { app.close() }
+    }
+
+    @Test(arguments: Store.allCases)
+    func uploads_areRefusedInTheHeaderPhase_withoutSessionOrOrigin(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let upload = "/j/\(f.verificationID)/api/steps/selfie/images"
+        let session = f.app.journeySession(verificationID: f.verificationID, auth: f.auth, origin: Self.origin)
+        #expect(!session.isEmpty)
+        let cookie = ("Cookie", "hosted_session=\(session)")
+        #expect(f.app.admit("POST", upload) == 403)                                        // no Origin
+        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin)]) == 401)   // no session
+        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin), ("Cookie", "hosted_session=forged")]) == 401)
+        #expect(f.app.admit("POST", upload, headers: [("Origin", "https://evil.example"), cookie]) == 403)
+        #expect(f.app.admit("POST", "/j/ver_nope/api/steps/selfie/images", headers: [("Origin", Self.origin), cookie]) == 401)
+        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin), cookie]) == nil)
+        // Sign-in calls need the page's origin before their (small) body is read.
+        #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp") == 403)
+        #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", Self.origin)]) == nil)
+    }
+
+    @Test(arguments: Store.allCases)
+    func customerAPIBodies_areRefusedInTheHeaderPhase_withoutALiveKey(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        for path in ["/v1/verifications", "/v1/workflows", "/v1/return_urls", "/v1/verifications/\(f.verificationID)/handoffs",
+                     "/v1/verifications/\(f.verificationID)/decision"] {
+            #expect(f.app.admit("POST", path) == 401, "\(path)")
+            #expect(f.app.admit("POST", path, headers: [("Authorization", "Bearer sk_wrong")]) == 401, "\(path)")
+            #expect(f.app.admit("POST", path, headers: f.auth) == nil, "\(path)")
+        }
+        #expect(f.app.admit("POST", "/v1/nothing-here", headers: f.auth) == 404)
+        #expect(f.app.admit("PUT", "/v1/verifications", headers: f.auth) == 405)
+    }
+
+    @Test(arguments: Store.allCases)
+    func longPolls_areBoundedPerAccountAndAddress(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store) { $0.maximumLongPolls = 2 }
+        defer { f.close() }
+        let read = f.app.request("GET", "/v1/verifications/\(f.verificationID)", headers: f.auth)
+        let etag = try #require(read.headers["ETag"])
+        let poll = { f.app.request("GET", "/v1/verifications/\(f.verificationID)?wait=2", headers: f.auth + [("If-None-Match", etag)]) }
+        let answers = [Answer(), Answer()]
+        for answer in answers { try #require(poll().deferred).start { answer.set($0) } }
+        let third = poll()
+        #expect(third.status == 429)
+        #expect(f.app.json(third)["code"] as? String == "rate_limited")
+        // Answered (here at their timeout), the slots are free again.
+        for answer in answers { #expect(answer.wait(seconds: 5)?.status == 304) }
+        #expect(poll().deferred != nil)
+    }
+}
