@@ -20,13 +20,16 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips",
+                       providers: [.apt(["libvips-dev"])]),
 
         .target(name: "HostedCore"),
         .target(name: "HostedCrypto", dependencies: ["HostedCore", "CCrypto"]),
         .target(name: "HostedStorage", dependencies: ["HostedCore", "CSQLite3", "CLibPQ"],
                 resources: [.copy("migrations")]),
         .target(name: "HostedHTTP", dependencies: ["CMicroHTTPD"]),
-        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP"]),
+        .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips"]),
+        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters); never linked into the service.
         .target(name: "HostedTestSupport", dependencies: ["HostedCore"]),
@@ -35,7 +38,8 @@ let package = Package(
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),
         .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
-        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "hosted", "HostedTestSupport"]),
+        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "hosted", "HostedTestSupport"]),
+        .testTarget(name: "HostedImagingTests", dependencies: ["HostedImaging", "HostedTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

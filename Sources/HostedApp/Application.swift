@@ -2,6 +2,7 @@ import Foundation
 import HostedCore
 import HostedCrypto
 import HostedHTTP
+import HostedImaging
 import HostedStorage
 
 /// The wired service: store, services and the HTTP responder. `main` and the tests build it the
@@ -100,6 +101,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)
     let journeyService = JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts,
+                                        images: try VipsImageNormalizer(),
                                         clock: clock, random: random)
     let digiLockerStore = DigiLockerStore(database: database)
     let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)

@@ -7,6 +7,7 @@ struct JourneyService: Sendable {
     let verifications: VerificationStore
     let workflows: WorkflowStore
     let artifacts: ArtifactStore
+    let images: any ImageNormalizer
     let clock: any WallClock
     let random: any RandomSource
 
@@ -64,7 +65,12 @@ struct JourneyService: Sendable {
     /// Adds one image to an image step, checked by its bytes; returns the artifact id and count.
     func addImage(_ verification: Verification, stepID: String, bytes: [UInt8]) throws -> (ObjectID, count: Int) {
         guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else { throw DomainError.notFound(what: "step") }
-        guard let image = ImageInspector.inspect(bytes) else {
+        // Decoded and re-encoded before anything is stored: what is kept is the photo's pixels,
+        // never the uploaded file (EXIF position, trailing HTML, a header with no image).
+        let image: NormalizedImage
+        do {
+            image = try images.normalize(bytes)
+        } catch {
             throw DomainError.invalidRequest(detail: "The file must be a JPEG or PNG photo of at most 8 MB and 50 megapixels.",
                                              code: "image_invalid")
         }
@@ -75,7 +81,7 @@ struct JourneyService: Sendable {
                 throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: "too_many_images")
             }
             try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
-                                 content: bytes, at: clock.now(), on: connection)
+                                 content: image.bytes, at: clock.now(), on: connection)
             step.artifacts.append(id.rawValue)
             count = step.artifacts.count
         }

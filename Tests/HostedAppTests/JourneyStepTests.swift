@@ -2,6 +2,7 @@ import Foundation
 import HostedApp
 import HostedCore
 import HostedHTTP
+import HostedImaging
 import HostedStorage
 import HostedTestSupport
 import Testing
@@ -9,6 +10,8 @@ import Testing
 /// The journey's steps, uploads, submit and decision through the application, on both stores.
 @Suite struct JourneyStepTests {
     static let origin = "https://verify.example.com"
+    /// A real JPEG (as the page sends): libvips' encoding of a generated PNG.
+    static let photo: [UInt8] = (try? VipsImageNormalizer().normalize(TestImages.photoPNG(width: 80, height: 60)).bytes) ?? []
 
     /// A signed-in journey on a workflow with every image step kind and a profile.
     struct Fixture {
@@ -59,12 +62,12 @@ import Testing
         /// Completes every step.
         func completeAll() {
             _ = journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#.utf8))
-            _ = upload("selfie", TestImages.jpeg())
+            _ = upload("selfie", JourneyStepTests.photo)
             _ = journey("POST", "/steps/selfie/complete")
-            _ = upload("shop", TestImages.jpeg())
-            _ = upload("shop", TestImages.png())
+            _ = upload("shop", JourneyStepTests.photo)
+            _ = upload("shop", TestImages.photoPNG())
             _ = journey("POST", "/steps/shop/complete")
-            _ = upload("document", TestImages.jpeg())
+            _ = upload("document", JourneyStepTests.photo)
             _ = journey("POST", "/steps/document/complete")
         }
 
@@ -100,12 +103,12 @@ import Testing
         let text = f.upload("selfie", Array("not really a jpeg".utf8))
         #expect(text.status == 422)
         #expect(f.code(text) == "image_invalid")
-        #expect(f.upload("nonexistent", TestImages.jpeg()).status == 404)
-        #expect(f.upload("profile", TestImages.jpeg()).status == 404)
-        #expect(f.upload("selfie", TestImages.png(width: 9000, height: 9000)).status == 422)
+        #expect(f.upload("nonexistent", JourneyStepTests.photo).status == 404)
+        #expect(f.upload("profile", JourneyStepTests.photo).status == 404)
+        #expect(f.upload("selfie", TestImages.pngHeader(width: 9000, height: 9000)).status == 422)
         #expect(try f.artifactCount() == 0)
-        #expect(f.upload("selfie", TestImages.jpeg()).status == 201)
-        let second = f.upload("selfie", TestImages.jpeg())
+        #expect(f.upload("selfie", JourneyStepTests.photo).status == 201)
+        let second = f.upload("selfie", JourneyStepTests.photo)
         #expect(second.status == 409)
         #expect(f.code(second) == "too_many_images")
         #expect(try f.artifactCount() == 1)
@@ -119,17 +122,17 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        let first = try #require(f.json(f.upload("shop", TestImages.jpeg()))["artifact_id"] as? String)
+        let first = try #require(f.json(f.upload("shop", JourneyStepTests.photo))["artifact_id"] as? String)
         let early = f.journey("POST", "/steps/shop/complete")
         #expect(early.status == 422)
         #expect(f.code(early) == "step_incomplete")
         #expect(f.journey("DELETE", "/steps/shop/images/\(first)").status == 204)
         #expect(f.journey("DELETE", "/steps/shop/images/\(first)").status == 404)
-        let png = TestImages.png()
+        let png = TestImages.photoPNG()
         let kept = try #require(f.json(f.upload("shop", png))["artifact_id"] as? String)
-        #expect(f.json(f.upload("shop", TestImages.jpeg()))["count"] as? Int == 2)
+        #expect(f.json(f.upload("shop", JourneyStepTests.photo))["count"] as? Int == 2)
         #expect(f.journey("POST", "/steps/shop/complete").status == 200)
-        #expect(f.upload("shop", TestImages.jpeg()).status == 409)
+        #expect(f.upload("shop", JourneyStepTests.photo).status == 409)
 
         let steps = try #require(f.verification()["steps"] as? [[String: Any]])
         let shop = try #require(steps.first { $0["id"] as? String == "shop" })
@@ -138,9 +141,11 @@ import Testing
         #expect((shop["artifacts"] as? [String])?.first == kept)
         let download = f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(kept)", headers: f.auth)
         #expect(download.status == 200)
-        #expect(download.body == png)
-        #expect(download.headers["Content-Type"] == "image/png")
-        #expect(download.headers["Content-Disposition"] == "attachment; filename=\"\(kept).png\"")
+        // Stored as a fresh JPEG of the PNG's pixels, never the uploaded bytes.
+        #expect(download.body != png)
+        #expect(download.body.starts(with: [0xFF, 0xD8, 0xFF]))
+        #expect(download.headers["Content-Type"] == "image/jpeg")
+        #expect(download.headers["Content-Disposition"] == "attachment; filename=\"\(kept).jpg\"")
         #expect(download.headers["X-Content-Type-Options"] == "nosniff")
         let other = try f.app.application.accounts.createAccount(name: "Other")
         #expect(f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(kept)",
@@ -167,7 +172,7 @@ import Testing
         #expect(f.json(after)["status"] as? String == "submitted")
         #expect(f.json(after)["submitted_at"] is String)
         #expect(after.headers["ETag"] != before)
-        #expect(f.upload("selfie", TestImages.jpeg()).status == 409)
+        #expect(f.upload("selfie", JourneyStepTests.photo).status == 409)
         // A returning user without a session is told the state, not asked to sign in.
         #expect(f.json(f.app.request("GET", "/j/\(f.id)/api/status"))["status"] as? String == "submitted")
     }

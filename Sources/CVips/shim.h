@@ -1,0 +1,84 @@
+#include <vips/vips.h>
+#include <string.h>
+
+// libvips' operations take NULL-terminated variadic option lists, which Swift cannot call.
+// These fixed-arity wrappers pass exactly the options Hosted uses.
+
+/// Starts libvips once for the process: only the audited loaders (JPEG and PNG among them;
+/// `vips_block_untrusted_set` blocks the rest), one thread per operation (the HTTP worker is
+/// the unit of concurrency), no operation cache (every upload is new). 0 on success.
+static inline int hosted_vips_start(void) {
+    if (VIPS_INIT("hosted")) return -1;
+    vips_block_untrusted_set(TRUE);
+    vips_concurrency_set(1);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    return 0;
+}
+
+/// The name of the loader libvips would pick for these bytes (e.g. "VipsForeignLoadJpegBuffer"),
+/// or NULL.
+static inline const char *hosted_vips_loader(const void *bytes, size_t length) {
+    return vips_foreign_find_load_buffer(bytes, length);
+}
+
+/// Reads only the header (no pixels are decoded) and reports the dimensions. 0 on success.
+static inline int hosted_vips_dimensions(const void *bytes, size_t length, int *width, int *height) {
+    VipsImage *image = vips_image_new_from_buffer(bytes, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!image) return -1;
+    *width = vips_image_get_width(image);
+    *height = vips_image_get_height(image);
+    g_object_unref(image);
+    return 0;
+}
+
+/// Decodes the image (truncated input is an error), applies its EXIF orientation and shrinks
+/// it to fit `max_edge` × `max_edge` (never enlarges; JPEGs shrink while they load). NULL on error.
+static inline VipsImage *hosted_vips_decode_oriented(const void *bytes, size_t length, int max_edge) {
+    VipsImage *out = NULL;
+    if (vips_thumbnail_buffer((void *)bytes, length, &out, max_edge, "height", max_edge, "size", VIPS_SIZE_DOWN,
+                              "option_string", "fail_on=truncated", NULL)) return NULL;
+    return out;
+}
+
+/// Flattens any alpha channel onto white. A new reference in *out; 0 on success.
+static inline int hosted_vips_flatten_white(VipsImage *in, VipsImage **out) {
+    if (!vips_image_hasalpha(in)) { g_object_ref(in); *out = in; return 0; }
+    VipsArrayDouble *white = vips_array_double_newv(1, 255.0);
+    int result = vips_flatten(in, out, "background", white, NULL);
+    vips_area_unref(VIPS_AREA(white));
+    return result;
+}
+
+/// Converts to 8-bit sRGB. A new reference in *out; 0 on success.
+static inline int hosted_vips_srgb8(VipsImage *in, VipsImage **out) {
+    VipsImage *srgb = NULL;
+    if (vips_colourspace(in, &srgb, VIPS_INTERPRETATION_sRGB, NULL)) return -1;
+    int result = vips_cast(srgb, out, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(srgb);
+    return result;
+}
+
+/// Encodes a baseline JPEG with no metadata at all (EXIF, XMP, ICC, thumbnails stripped). The
+/// buffer is g_malloc'ed: free it with hosted_vips_free. 0 on success.
+static inline int hosted_vips_jpeg(VipsImage *in, int quality, void **bytes, size_t *length) {
+    return vips_jpegsave_buffer(in, bytes, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+}
+
+static inline int hosted_vips_width(VipsImage *image) { return vips_image_get_width(image); }
+static inline int hosted_vips_height(VipsImage *image) { return vips_image_get_height(image); }
+static inline void hosted_vips_unref(VipsImage *image) { if (image) g_object_unref(image); }
+static inline void hosted_vips_free(void *bytes) { g_free(bytes); }
+
+/// Copies libvips' error text for this thread into `buffer` and clears it.
+static inline void hosted_vips_take_error(char *buffer, size_t size) {
+    const char *text = vips_error_buffer();
+    if (size) { strncpy(buffer, text ? text : "", size - 1); buffer[size - 1] = 0; }
+    vips_error_clear();
+}
+
+/// Routes libvips' GLib warnings to `handler` instead of stderr.
+static inline void hosted_vips_log_to(GLogFunc handler) {
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG, handler, NULL);
+}
