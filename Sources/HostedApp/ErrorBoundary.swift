@@ -36,6 +36,7 @@ struct ErrorBoundary: HTTPResponder {
             log.error("database: \(error.debugDescription)", requestID: requestID)
             switch error {
             case .connectionLost, .cannotConnect, .busy: return Problem.databaseUnavailable
+            case .invalidValue: return Problem.invalidRequest("A value in the request cannot be stored.")
             default: return Problem.internalError
             }
         default:

@@ -19,6 +19,10 @@ public struct JSONObject {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) as? [String: Any] else {
             throw Problem.invalidRequest("The request body must be a JSON object.", status: 400)
         }
+        if let repeated = JSONDuplicateKeys.first(in: body) {
+            throw Problem.invalidRequest("The request body names \"\(repeated.prefix(64))\" more than once.",
+                                         errors: [.init(field: String(repeated.prefix(64)), message: "appears more than once")], status: 400)
+        }
         values = object
     }
 

@@ -202,6 +202,8 @@ public final class HTTPServer: @unchecked Sendable {
         var discarded = 0
         /// Set (under the server's lock) when a deferred response is ready to be sent.
         var readyResponse: Response?
+        /// The query string did not decode: answered 400 instead of running the responder.
+        var invalidQuery = false
 
         init(request: Request, requestID: String) {
             self.request = request
@@ -255,7 +257,8 @@ public final class HTTPServer: @unchecked Sendable {
             let (exchange, violation) = begin(connection: connection, url: url, method: method, version: version)
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             adjustInFlight(1)
-            if let refusal = violation.map(Self.malformed) ?? admit(exchange) {
+            if let refusal = violation.map(Self.malformed) ?? (exchange.invalidQuery ? Self.invalidQuery.response : nil)
+                ?? admit(exchange) {
                 return answer(connection, exchange, refusal)
             }
             return MHD_Result.YES
@@ -354,6 +357,9 @@ public final class HTTPServer: @unchecked Sendable {
         return nil
     }
 
+    static let invalidQuery = Problem.invalidRequest("The query string must be percent-encoded UTF-8 without NUL characters.",
+                                                     status: 400)
+
     /// Every request body the server may hold at once is already held.
     static let busy = Problem(status: 503, code: "server_busy", title: "Service Unavailable",
                               detail: "The server is receiving too many uploads at once. Please try again.",
@@ -377,6 +383,7 @@ public final class HTTPServer: @unchecked Sendable {
         let request = Request(method: method, path: url, query: collected.query,
                               headers: HTTPHeaders(collected.fields), peerAddress: peer)
         let exchange = Exchange(request: request, requestID: requestID(from: request.headers["X-Request-Id"]))
+        exchange.invalidQuery = collected.invalidQuery
         return (exchange, RequestFraming.violation(version: version, fields: request.headers.fields,
                                                    hidesBytes: hosted_mhd_headers_hide_bytes(connection) != 0))
     }
@@ -496,6 +503,8 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate final class Collected {
         var fields: [(String, String)] = []
         var query: [(name: String, value: String)] = []
+        /// A query argument did not decode to UTF-8 without NULs.
+        var invalidQuery = false
     }
 }
 
@@ -521,13 +530,17 @@ private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
     return MHD_Result.YES
 }
 
-/// Query arguments arrive still percent-encoded (see the shim); undecodable ones are dropped.
+/// Query arguments arrive still percent-encoded (see the shim); an undecodable one makes the
+/// request a 400 (dropping it would silently widen a filter such as `?user_id=%FF`).
 private let collectArgument: MHD_KeyValueIterator = { cls, _, key, value in
     guard let cls, let key else { return MHD_Result.YES }
     let collected = Unmanaged<HTTPServer.Collected>.fromOpaque(cls).takeUnretainedValue()
     if let name = Request.formDecode(String(cString: key)),
-       let decoded = Request.formDecode(value.map { String(cString: $0) } ?? "") {
+       let decoded = Request.formDecode(value.map { String(cString: $0) } ?? ""),
+       !name.utf8.contains(0), !decoded.utf8.contains(0) {
         collected.query.append((name: name, value: decoded))
+    } else {
+        collected.invalidQuery = true
     }
     return MHD_Result.YES
 }

@@ -2,11 +2,15 @@
 /// §6.3, §3.2): a request a proxy in front could read differently from us — and so smuggle a
 /// second request past it — is refused with 400 and its connection closed.
 public enum RequestFraming {
+    /// Most header fields in one request (browsers send about 20).
+    public static let maximumFields = 100
+
     /// Why the request must be refused, or nil when its framing is unambiguous. `hidesBytes`:
     /// a header value held a NUL with more after it, which a C string silently cuts short
     /// (`Bearer <key>\0…` must not authenticate as `Bearer <key>`).
     public static func violation(version: String, fields: [(name: String, value: String)], hidesBytes: Bool = false) -> String? {
         if hidesBytes { return "A header contains a NUL byte." }
+        if fields.count > maximumFields { return "More than \(maximumFields) header fields." }
         var contentLengths: [String] = []
         var transferEncodings: [String] = []
         var hosts = 0

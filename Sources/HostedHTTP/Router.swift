@@ -87,7 +87,8 @@ public struct Router: HTTPResponder {
                 result.append(String(raw))
                 continue
             }
-            guard let decoded = String(raw).removingPercentEncoding else { return nil }
+            // A NUL or an invalid escape names no resource (and must never reach a query).
+            guard let decoded = String(raw).removingPercentEncoding, !decoded.utf8.contains(0) else { return nil }
             result.append(decoded)
         }
         // "/" and a trailing slash both yield an empty last segment: not a route segment.

@@ -11,6 +11,9 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible, 
     case connectionLost(message: String)
     /// The database could not be opened or reached.
     case cannotConnect(message: String)
+    /// A value the engine cannot store (SQLSTATE class 22: a NUL in text, a number out of range).
+    /// Inputs are checked before they reach the store; this is the second line.
+    case invalidValue(message: String)
     /// A column did not hold the expected type.
     case decoding(column: String)
     /// Anything else, with the engine's code (SQLSTATE or SQLite result code) and message.
@@ -25,6 +28,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible, 
         case .busy: "database busy"
         case .connectionLost(let message): "connection lost: \(message)"
         case .cannotConnect(let message): "cannot connect: \(message)"
+        case .invalidValue(let message): "invalid value: \(message)"
         case .decoding(let column): "cannot decode column \(column)"
         case .other(let code, let message): "[\(code)] \(message)"
         }

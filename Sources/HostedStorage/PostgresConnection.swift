@@ -150,6 +150,8 @@ final class PostgresConnection: DatabaseConnection {
         case _ where sqlState.hasPrefix(SQLState.connectionExceptionClass)
             || sqlState.hasPrefix(SQLState.operatorInterventionClass):
             throw .connectionLost(message: message)
+        case _ where sqlState.hasPrefix(SQLState.dataExceptionClass):
+            throw .invalidValue(message: message)
         default:
             throw .other(code: sqlState.isEmpty ? "libpq" : sqlState, message: message)
         }

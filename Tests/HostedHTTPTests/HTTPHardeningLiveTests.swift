@@ -60,6 +60,31 @@ import Testing
         }
     }
 
+    @Test func moreThanAHundredHeaderFieldsAreRefused() throws {
+        try withServer { server in
+            let many = (0..<101).map { "X-Filler-\($0): y\r\n" }.joined()
+            let (response, closed) = try exchange(server, Array("GET /hello HTTP/1.1\r\nHost: x\r\n\(many)\r\n".utf8))
+            #expect(response.status == 400)
+            #expect(closed)
+        }
+    }
+
+    @Test(arguments: ["/hello?name=%FF%FE", "/hello?name=%", "/hello?name=a%00b", "/hello?%00=1"])
+    func aQueryThatDoesNotDecodeIs400(_ target: String) throws {
+        try withServer { server in
+            let (response, _) = try exchange(server, Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(response.status == 400, "\(target)")
+            #expect(response.headers["content-type"] == "application/problem+json")
+        }
+    }
+
+    @Test func aNULInAPathSegmentNamesNoResource() throws {
+        try withServer { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            #expect(try connection.request("GET", "/hello%00").status == 404)
+        }
+    }
+
     @Test func cleanRequestsStillKeepAlive() throws {
         try withServer { server in
             let connection = try RawHTTPConnection(port: server.port)
