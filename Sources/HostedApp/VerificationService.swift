@@ -24,7 +24,7 @@ struct VerificationService: Sendable {
     func create(accountID: ObjectID, _ input: CreateInput) throws -> (Verification, created: Bool) {
         var errors: [FieldError] = []
         if let userID = input.userID, !VerificationRules.isValidUserID(userID) {
-            errors.append(FieldError(field: "user_id", message: "must be 1 to 128 characters of A-Z, a-z, 0-9 and . _ : @ -"))
+            errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters, none of them a control character"))
         }
         if let mobile = input.mobile, !VerificationRules.isValidMobile(mobile) {
             errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210"))

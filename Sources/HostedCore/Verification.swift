@@ -104,12 +104,19 @@ public enum VerificationRules {
     public static let maximumMetadataKeyLength = 40
     public static let maximumMetadataValueLength = 500
 
-    /// 1–128 characters of `[A-Za-z0-9._:@-]`.
+    public static let maximumUserIDLength = 255
+
+    /// The customer's own id for the user, kept verbatim: 1–255 Unicode characters (code points,
+    /// as JSON Schema's `maxLength` counts them), none of them a control character — so
+    /// `auth0|5f7c…`, `google-oauth2|1234`, `a+b@x.in` and `ग्राहक-42` are all ids.
     public static func isValidUserID(_ text: String) -> Bool {
-        (1...128).contains(text.utf8.count) && text.utf8.allSatisfy {
-            ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39)
-                || $0 == 0x2E || $0 == 0x5F || $0 == 0x3A || $0 == 0x40 || $0 == 0x2D
+        let scalars = text.unicodeScalars
+        var count = 0
+        for scalar in scalars {
+            count += 1
+            if count > maximumUserIDLength || scalar.properties.generalCategory == .control { return false }
         }
+        return count > 0
     }
 
     /// E.164: `+`, a non-zero digit, then 7 to 14 more digits.

@@ -82,4 +82,33 @@ import Testing
         for answer in answers { #expect(answer.wait(seconds: 5)?.status == 304) }
         #expect(poll().deferred != nil)
     }
+
+    @Test(arguments: Store.allCases)
+    func userIDs_areAnyCharactersButControls_keptVerbatim_andComparedExactly(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let precomposed = "caf\u{00E9}"      // é as one code point
+        let decomposed = "cafe\u{0301}"      // e + combining acute: another id, byte for byte
+        let ids = ["auth0|5f7c8ec7c33c6c004bbafe82", "google-oauth2|1234", "a+b@x.in", "\u{0917}\u{094D}\u{0930}\u{093E}\u{0939}\u{0915}-42",
+                   precomposed, decomposed, String(repeating: "\u{0917}", count: 255)]
+        var created: [String] = []
+        for id in ids {
+            let body = try JSONSerialization.data(withJSONObject: ["user_id": id, "workflow": "kyc", "mobile": "+919876543210"])
+            let response = f.app.request("POST", "/v1/verifications", headers: f.auth, body: String(decoding: body, as: UTF8.self))
+            #expect(response.status == 201, "\(id)")
+            #expect(f.app.json(response)["user_id"] as? String == id)
+            created.append(f.app.json(response)["id"] as? String ?? "")
+        }
+        #expect(Set(created).count == ids.count)
+        let encoded = try #require(decomposed.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let listed = f.app.json(f.app.request("GET", "/v1/verifications?user_id=\(encoded)", headers: f.auth))["data"] as? [[String: Any]]
+        #expect(listed?.count == 1)
+        #expect(listed?.first?["user_id"] as? String == decomposed)
+        for bad in ["", "tab\there", "line\nbreak", "\u{7F}", String(repeating: "u", count: 256)] {
+            let body = try JSONSerialization.data(withJSONObject: ["user_id": bad, "workflow": "kyc", "mobile": "+919876543210"])
+            let response = f.app.request("POST", "/v1/verifications", headers: f.auth, body: String(decoding: body, as: UTF8.self))
+            #expect(response.status == 422, "\(bad.debugDescription)")
+        }
+    }
 }

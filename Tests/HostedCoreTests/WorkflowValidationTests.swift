@@ -305,13 +305,15 @@ extension WorkflowValidationTests {
     /// Nested so that the `WorkflowValidationTests` filter runs it too.
     @Suite struct VerificationRulesTests {
         @Test(arguments: ["a", "user_123", "USER-42", "usr:42@acme.example", "A.b_c:d@e-f", "0",
-                          String(repeating: "u", count: 128)])
+                          "auth0|5f7c8ec7c33c6c004bbafe82", "google-oauth2|1234", "a+b@x.in", "\u{0917}\u{094D}\u{0930}\u{093E}\u{0939}\u{0915}-42",
+                          "a b", " user", "user/1", "user#1", "user%20", "\u{00FC}ser", "\u{7528}\u{6237}", "user\u{00A0}1", "😀",
+                          String(repeating: "u", count: 255), String(repeating: "ग", count: 255)])
         func acceptsUserID(_ id: String) {
             #expect(VerificationRules.isValidUserID(id))
         }
 
-        @Test(arguments: ["", "a b", " user", "user ", String(repeating: "u", count: 129), "\u{00FC}ser", "\u{7528}\u{6237}",
-                          "user/1", "user\n", "user#1", "user+1", "user%20", "\u{0}", "user\u{00A0}1"])
+        @Test(arguments: ["", String(repeating: "u", count: 256), String(repeating: "ग", count: 256), "user\n", "user\t1",
+                          "\u{0}", "a\u{7F}", "a\u{85}", "\u{1B}[31m"])
         func rejectsUserID(_ id: String) {
             #expect(!VerificationRules.isValidUserID(id), "\(id.debugDescription)")
         }
