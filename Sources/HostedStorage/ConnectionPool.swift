@@ -23,18 +23,10 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
         self.acquireTimeout = acquireTimeout
     }
 
-    /// Runs `body` with a connection. If the connection turns out to be lost (server restart), it
-    /// is discarded and `body` runs once more on a fresh connection: a lost connection means the
-    /// statement or transaction never committed from our side.
+    /// Runs `body` with a connection. Pooled connections the server has closed are dropped before
+    /// use. A connection lost *while* `body` runs is not retried here: a statement that was sent
+    /// may have been applied (only `transaction` knows when a loss proves nothing committed).
     func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        do {
-            return try withOneConnection(body)
-        } catch DatabaseError.connectionLost {
-            return try withOneConnection(body)
-        }
-    }
-
-    private func withOneConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         guard slots.wait(timeout: .now() + acquireTimeout) == .success else {
             throw DatabaseError.busy
         }
@@ -54,11 +46,14 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
     }
 
     private func checkOut() throws(DatabaseError) -> Connection {
-        lock.lock()
-        let pooled = idle.popLast()
-        lock.unlock()
-        if let pooled { return pooled }
-        return try open()
+        while true {
+            lock.lock()
+            let pooled = idle.popLast()
+            lock.unlock()
+            guard let pooled else { return try open() }
+            if pooled.isUsable { return pooled }
+            // Closed by the server while idle: dropped (deinit closes it), the next one is tried.
+        }
     }
 
     private func checkIn(_ connection: Connection) {
@@ -75,19 +70,40 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
 }
 
 extension ConnectionPool {
-    /// Runs `body` between `begin` and COMMIT, rolling back when it throws.
+    /// Runs `body` between `begin` and COMMIT, rolling back when it throws. A connection lost
+    /// before COMMIT was sent proves the server rolled the work back, so it runs once more on a
+    /// fresh connection; one lost during COMMIT leaves the outcome unknown, so it is never re-run
+    /// (a re-run would duplicate what may have committed) and the caller gets `connectionLost`.
     func transaction<T>(begin: String, _ body: (Connection) throws -> T) throws -> T {
+        var commitSent = false
+        do {
+            return try attempt(begin: begin, commitSent: &commitSent, body)
+        } catch DatabaseError.connectionLost where !commitSent {
+            return try attempt(begin: begin, commitSent: &commitSent, body)
+        }
+    }
+
+    private func attempt<T>(begin: String, commitSent: inout Bool, _ body: (Connection) throws -> T) throws -> T {
         try withConnection { connection in
-            try connection.executeScript(begin)
+            let result: T
             do {
-                let result = try body(connection)
-                try connection.executeScript("COMMIT")
-                return result
+                try connection.executeScript(begin)
+                result = try body(connection)
             } catch {
                 // A failed rollback on a lost connection is expected; the original error matters.
                 try? connection.executeScript("ROLLBACK")
                 throw error
             }
+            commitSent = true
+            do {
+                try connection.executeScript("COMMIT")
+            } catch DatabaseError.connectionLost(let message) {
+                throw DatabaseError.connectionLost(message: "during COMMIT, outcome unknown: " + message)
+            } catch {
+                try? connection.executeScript("ROLLBACK")
+                throw error
+            }
+            return result
         }
     }
 }

@@ -11,9 +11,14 @@ public protocol DatabaseConnection: AnyObject {
     func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [Row]
     /// Runs a script of several statements without parameters (migrations only).
     func executeScript(_ sql: String) throws(DatabaseError)
+    /// False when the connection is known to be dead before anything is sent on it (the server
+    /// closed it while it sat in the pool). A cheap local check, no round trip.
+    var isUsable: Bool { get }
 }
 
 extension DatabaseConnection {
+    public var isUsable: Bool { true }
+
     @discardableResult
     public func query(_ sql: String, _ parameters: SQLValue...) throws(DatabaseError) -> [Row] {
         try query(sql, parameters)

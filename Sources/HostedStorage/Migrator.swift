@@ -50,29 +50,41 @@ public struct Migrator: Sendable {
     }
 
     /// Applies what is pending and returns the identifiers it applied (empty when up to date).
-    /// Safe to run from several processes at once: each migration re-checks under a lock.
+    /// Safe to run from any number of processes at once on a fresh database: on PostgreSQL the
+    /// whole run — creating the ledger included — holds a session advisory lock (two concurrent
+    /// `CREATE TABLE IF NOT EXISTS` race on the catalog otherwise); SQLite's `BEGIN IMMEDIATE`
+    /// serialises writers. Each migration runs in its own transaction and re-checks the ledger.
     @discardableResult
     public func migrate(_ database: any Database, clock: any WallClock = SystemWallClock()) throws -> [String] {
-        try createLedger(database)
-        var applied: [String] = []
-        for migration in migrations {
-            let didApply = try database.transaction { connection -> Bool in
-                if database.dialect == .postgres {
-                    // Serialises concurrent migrators across processes until this transaction ends.
-                    try connection.query("SELECT pg_advisory_xact_lock(7219043)")
+        let postgres = database.dialect == .postgres
+        return try database.withConnection { connection in
+            if postgres { try connection.query("SELECT pg_advisory_lock(\(Self.lockKey))") }
+            defer { if postgres { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))") } }
+            try connection.executeScript(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            var applied: [String] = []
+            for migration in migrations {
+                try connection.executeScript(postgres ? "BEGIN" : "BEGIN IMMEDIATE")
+                do {
+                    let done = try connection.query("SELECT 1 FROM schema_migrations WHERE id = $1", .text(migration.identifier))
+                    if done.isEmpty {
+                        try connection.executeScript(migration.sql)
+                        try connection.query("INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
+                                             .text(migration.identifier), .integer(clock.now().unixMilliseconds))
+                        applied.append(migration.identifier)
+                    }
+                    try connection.executeScript("COMMIT")
+                } catch {
+                    try? connection.executeScript("ROLLBACK")
+                    throw error
                 }
-                let done = try connection.query("SELECT 1 FROM schema_migrations WHERE id = $1",
-                                                .text(migration.identifier))
-                guard done.isEmpty else { return false }
-                try connection.executeScript(migration.sql)
-                try connection.query("INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
-                                     .text(migration.identifier), .integer(clock.now().unixMilliseconds))
-                return true
             }
-            if didApply { applied.append(migration.identifier) }
+            return applied
         }
-        return applied
     }
+
+    /// The advisory lock every migrator takes (any constant; the same in every process).
+    static let lockKey = 7_219_043
 
     /// Identifiers of migrations not yet applied (empty when the schema is current).
     public func pending(_ database: any Database) throws -> [String] {
@@ -83,12 +95,5 @@ public struct Migrator: Sendable {
         let rows = try database.query("SELECT id FROM schema_migrations")
         let done = Set(try rows.map { try $0.string("id") })
         return migrations.map(\.identifier).filter { !done.contains($0) }
-    }
-
-    private func createLedger(_ database: any Database) throws {
-        try database.withConnection { connection in
-            try connection.executeScript(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
-        }
     }
 }

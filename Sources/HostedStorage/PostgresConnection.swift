@@ -1,4 +1,5 @@
 import CLibPQ
+import Glibc
 
 /// One libpq connection with one prepared statement per distinct SQL text.
 /// Owns its `PGconn` and finishes it in `deinit`.
@@ -28,6 +29,33 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// The server ends a connection (restart, failover, `pg_terminate_backend`) with a FATAL
+    /// message and then end-of-file; an idle pooled connection has nothing to read otherwise. A
+    /// non-blocking look at the socket tells, without a round trip.
+    var isUsable: Bool {
+        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        switch peek() {
+        case .nothing: return true
+        case .closed: return false
+        case .pending:
+            // Let libpq read what came (a notice, or the FATAL and the close) and judge.
+            _ = PQconsumeInput(handle)
+            return PQstatus(handle) == CONNECTION_OK && peek() != .closed
+        }
+    }
+
+    private enum Peek { case nothing, pending, closed }
+
+    private func peek() -> Peek {
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return .closed }
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if count > 0 { return .pending }
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .nothing }
+        return .closed
+    }
 
     func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [Row] {
         let name = try prepare(sql, parameterCount: parameters.count)

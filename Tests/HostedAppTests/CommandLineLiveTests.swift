@@ -48,6 +48,26 @@ import Testing
         #expect(second.stdout.contains("Nothing to apply"))
     }
 
+    /// Nodes started together on a fresh PostgreSQL used to race creating the ledger (a unique
+    /// violation in the catalog, exit 69); the migrators now take turns under an advisory lock.
+    @Test(arguments: Store.allCases)
+    func manyMigratorsAtOnceOnAFreshDatabaseAllSucceed(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let database = try TestDatabaseURL(store)
+        defer { database.remove() }
+        let environment = ["HOSTED_DATABASE_URL": database.environmentValue, "HOSTED_SECRET_KEY": String(repeating: "k", count: 64)]
+        let processes = try (0..<6).map { index in
+            try Subprocess(HostedBinary.path, ["migrate"], environment: environment,
+                           stderr: database.directory.appendingPathComponent("migrate-\(index).log").path)
+        }
+        let statuses = processes.map { $0.wait(timeout: 60) }
+        #expect(statuses.allSatisfy { $0 == 0 }, "exit statuses \(statuses)")
+        let check = try database.url.open(poolSize: 1)
+        defer { check.close() }
+        let rows = try check.query("SELECT count(*) AS n FROM schema_migrations")
+        #expect(try rows[0].int("n") == Int64(try Migrator(dialect: check.dialect).migrations.count))
+    }
+
     @Test func accountsCreatePrintsKeyOnceAndStoresOnlyItsHash() throws {
         let workspace = Workspace()
         defer { workspace.remove() }

@@ -114,6 +114,14 @@ import Testing
             let killer = try PostgresDatabase(url: Backend.postgresURL!, poolSize: 1)
             defer { killer.close() }
             for pid in pids { try killer.query("SELECT pg_terminate_backend($1::int)", .integer(pid)) }
+            // A failover is over once its server processes are gone: from then on the pool's
+            // stale connections read end-of-file and are replaced before use.
+            for _ in 0..<100 {
+                let left = try killer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])",
+                                            .text("{" + pids.map(String.init).joined(separator: ",") + "}"))
+                if try left[0].int("n") == 0 { break }
+                usleep(20_000)
+            }
             #expect(try db.query("SELECT 2 AS two")[0].int("two") == 2)
             #expect(try db.query("SELECT 3 AS three")[0].int("three") == 3)
             let newPID = try db.query("SELECT pg_backend_pid() AS pid")[0].int("pid")
