@@ -46,6 +46,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                              log: any ServerLog = StandardErrorLog(),
                              clock: any WallClock = SystemWallClock(),
                              random: any RandomSource = SecureRandom()) throws -> Application {
+    // The key first: a node that would run without one must not touch the database at all.
+    let secretKey = try SecretKey.load(configuration, random: random)
     let database = try configuration.database.open(poolSize: configuration.databasePoolSize)
     let migrator = try Migrator(dialect: database.dialect)
     if migrate { try migrator.migrate(database, clock: clock) }
@@ -62,7 +64,6 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let verifications = VerificationStore(database: database, changes: changes)
     let files = StaticFiles(root: configuration.publicDirectory)
     let signInStore = SignInStore(database: database)
-    let secretKey = SecretKey(configured: configuration.secretKey, settings: SettingsStore(database: database), random: random)
     let sender: any SMSSender = if configuration.devMode {
         OutboxSMSSender(store: signInStore, clock: clock, random: random)
     } else if let url = configuration.smsRelayURL, let secret = configuration.smsRelaySecret {

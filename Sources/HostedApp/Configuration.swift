@@ -11,8 +11,12 @@ public struct Configuration: Sendable {
     public var publicURL: URL = URL(string: "http://127.0.0.1:8080")!
     /// `HOSTED_DEV_MODE` / `--dev`; default off.
     public var devMode = false
-    /// `HOSTED_SECRET_KEY`; default generated into the database on first start.
+    /// `HOSTED_SECRET_KEY`; default none: the key is read from `secretKeyFile`.
     public var secretKey: String?
+    /// `HOSTED_SECRET_KEY_FILE`; default `secret.key` beside the SQLite file (created mode 0600 on
+    /// first start). With PostgreSQL there is no default outside dev mode (`./data/secret.key`
+    /// in dev mode): production nodes must be given the same key.
+    public var secretKeyFile: String?
     /// `HOSTED_TRUSTED_PROXIES` / `--trusted-proxies` (comma-separated addresses); default none.
     public var trustedProxies: [String] = []
     /// `HOSTED_DB_POOL_SIZE` / `--db-pool-size`; default one connection per HTTP worker thread.
@@ -126,6 +130,9 @@ public struct Configuration: Sendable {
         case "HOSTED_SECRET_KEY":
             guard value.utf8.count >= 32 else { throw Invalid(description: "\(name) must be at least 32 characters") }
             secretKey = value
+        case "HOSTED_SECRET_KEY_FILE":
+            guard !value.isEmpty else { throw Invalid(description: "\(name) must be a path") }
+            secretKeyFile = value
         case "HOSTED_TRUSTED_PROXIES":
             trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         case "HOSTED_DB_POOL_SIZE":
@@ -199,6 +206,17 @@ public struct Configuration: Sendable {
         }
         if (smsRelayURL == nil) != (smsRelaySecret == nil) {
             throw Invalid(description: "set both HOSTED_SMS_RELAY_URL and HOSTED_SMS_RELAY_SECRET, or neither")
+        }
+    }
+
+    /// Where the secret key is kept when not given in `secretKey` (nil: nowhere to look).
+    public var resolvedSecretKeyFile: String? {
+        if let secretKeyFile { return secretKeyFile }
+        switch database {
+        case .sqlite(let path):
+            return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("secret.key")
+        case .postgres:
+            return devMode ? "data/secret.key" : nil
         }
     }
 

@@ -82,7 +82,7 @@ struct DigiLockerService: Sendable {
         try store.insertState(stateHash: Digest.sha256Hex(state.value), verificationID: verification.id, stepID: step.id,
                               nonceHash: Digest.sha256Hex(nonce.value), language: language,
                               at: now, expiresAt: now.addingTimeInterval(Self.stateLifetime))
-        let verifier = PKCE.verifier(key: try key.bytes(), state: state.value)
+        let verifier = PKCE.verifier(key: key.bytes(), state: state.value)
         return (provider.authorizeURL(state: state.value, challenge: PKCE.challenge(for: verifier)), nonce.value)
     }
 
@@ -125,7 +125,7 @@ struct DigiLockerService: Sendable {
     /// Exchanges the code (PKCE), then fetches and reads each requested document.
     private func fetchDocuments(_ requested: [String], provider: DigiLockerProvider, code: String,
                                 stateValue: String) throws -> [DigiLockerDocument] {
-        let token = try provider.exchange(code: code, verifier: PKCE.verifier(key: try key.bytes(), state: stateValue))
+        let token = try provider.exchange(code: code, verifier: PKCE.verifier(key: key.bytes(), state: stateValue))
         return try requested.map { name in
             guard let document = DigiLockerDocument.parse(xml: try provider.fetch(name, token: token), as: name) else {
                 throw DigiLockerProvider.Failure(description: "\(name): the document could not be read")

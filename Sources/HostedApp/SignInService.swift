@@ -118,7 +118,7 @@ struct SignInService: Sendable {
 
     /// Bound to the verification, so a code cannot be replayed on another one.
     private func hmac(_ code: OneTimeCode, _ verificationID: ObjectID) throws -> String {
-        Digest.hex(Digest.hmacSHA256(key: try codeKey.bytes(), message: Array("\(verificationID.rawValue):\(code.digits)".utf8)))
+        Digest.hex(Digest.hmacSHA256(key: codeKey.bytes(), message: Array("\(verificationID.rawValue):\(code.digits)".utf8)))
     }
 
     // MARK: Sessions

@@ -9,12 +9,18 @@ struct CommandLineArguments {
         ("--listen", "HOSTED_LISTEN", "address and port to serve on (default 127.0.0.1:8080)"),
         ("--public-url", "HOSTED_PUBLIC_URL", "base of every URL handed out (default http://127.0.0.1:8080)"),
         ("--trusted-proxies", "HOSTED_TRUSTED_PROXIES", "comma-separated proxy addresses whose X-Forwarded-For is believed"),
-        ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: two per core)"),
+        ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: three per core)"),
         ("--db-pool-size", "HOSTED_DB_POOL_SIZE", "database connections per process (default: one per worker thread)"),
         ("--public-dir", "HOSTED_PUBLIC_DIR", "directory of the web pages (default ./public)"),
         ("--sms-relay-url", "HOSTED_SMS_RELAY_URL", "https endpoint that sends SMS (production; dev mode uses the outbox)"),
         ("--poll-rate", "HOSTED_POLL_RATE", "polls of one verification per second, sustained (default 1)"),
         ("--poll-burst", "HOSTED_POLL_BURST", "polls of one verification allowed at once (default 10)"),
+        ("--secret-key-file", "HOSTED_SECRET_KEY_FILE", "the secret key's file (default secret.key beside the SQLite file; 0600)"),
+        ("--max-connections-per-address", "HOSTED_MAX_CONNECTIONS_PER_ADDRESS",
+         "connections at once from one peer address (default 128; 0 = none, e.g. behind a balancer)"),
+        ("--max-buffered-bytes", "HOSTED_MAX_BUFFERED_BYTES", "request bodies held at once, all connections (default 67108864)"),
+        ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
+        ("--max-long-polls", "HOSTED_MAX_LONG_POLLS", "long-polls waiting at once per account and per address (default 64)"),
     ]
 
     var configuration: Configuration
@@ -61,12 +67,16 @@ struct CommandLineArguments {
 
     static var configurationHelp: String {
         let lines = configurationFlags.map { entry in
-            "  \(entry.flag.padding(toLength: 18, withPad: " ", startingAt: 0)) \(entry.help)\n"
-                + "  \(String(repeating: " ", count: 18)) env \(entry.variable)"
+            entry.flag.count > 18
+                ? "  \(entry.flag)\n  \(String(repeating: " ", count: 18)) \(entry.help)\n  \(String(repeating: " ", count: 18)) env \(entry.variable)"
+                : "  \(entry.flag.padding(toLength: 18, withPad: " ", startingAt: 0)) \(entry.help)\n"
+                    + "  \(String(repeating: " ", count: 18)) env \(entry.variable)"
         }
         return (["  --dev               dev mode: SMS outbox page, DigiLocker simulator, loopback http return URLs\n"
                  + "                      env HOSTED_DEV_MODE=on"] + lines).joined(separator: "\n")
-            + "\n  HOSTED_SECRET_KEY (env only): pepper for OTP hashes (default: generated into the database)"
+            + "\n  HOSTED_SECRET_KEY (env only): the secret key (OTP pepper, encryption of queued messages);"
+            + "\n      default: read from HOSTED_SECRET_KEY_FILE. Required with PostgreSQL outside dev mode"
+            + "\n      unless that file exists; never stored in the database (see docs/security.md)"
             + "\n  HOSTED_SMS_RELAY_SECRET (env only): HMAC key signing requests to the SMS relay"
             + "\n  HOSTED_DIGILOCKER_AUTHORIZE_URL, _TOKEN_URL, _API_URL, _CLIENT_ID, _CLIENT_SECRET (env only):"
             + "\n      the DigiLocker partner client (default: the simulator in dev mode; see docs/digilocker.md)"

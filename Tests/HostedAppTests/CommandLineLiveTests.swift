@@ -68,6 +68,49 @@ import Testing
         #expect(try rows[0].int("n") == Int64(try Migrator(dialect: check.dialect).migrations.count))
     }
 
+    /// The secret key is kept beside the SQLite file, mode 0600, and never in the database.
+    @Test func serveKeepsTheSecretKeyInAPrivateFileBesideTheDatabase() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        try FileManager.default.createDirectory(at: workspace.directory, withIntermediateDirectories: true)
+        let log = workspace.directory.appendingPathComponent("serve.log").path
+        let server = try Subprocess(HostedBinary.path, ["serve", "--listen", "127.0.0.1:0"], environment: workspace.environment, stderr: log)
+        _ = try waitForPort(in: log)
+        server.signal(SIGTERM)
+        #expect(server.wait(timeout: 20) == 0)
+        let keyPath = workspace.directory.appendingPathComponent("secret.key").path
+        let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let key = try String(contentsOfFile: keyPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(key.count >= 43)
+        for file in ["hosted.sqlite", "hosted.sqlite-wal", "hosted.sqlite-shm"] {
+            let bytes = FileManager.default.contents(atPath: workspace.directory.appendingPathComponent(file).path) ?? Data()
+            #expect(bytes.range(of: Data(key.utf8)) == nil, "the key is in \(file)")
+        }
+        // Readable by others: refused (exit 78) rather than used.
+        chmod(keyPath, 0o644)
+        let refused = try workspace.run("serve", "--listen", "127.0.0.1:0")
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("chmod 600"))
+    }
+
+    @Test func servingPostgreSQLWithoutAProvisionedKeyIsRefused() throws {
+        guard Store.postgres.isAvailable else { return }
+        let database = try TestDatabaseURL(.postgres)
+        defer { database.remove() }
+        let refused = try HostedBinary.run(["serve", "--listen", "127.0.0.1:0"], environment: ["HOSTED_DATABASE_URL": database.environmentValue])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("HOSTED_SECRET_KEY"))
+        let missingFile = try HostedBinary.run(["serve", "--listen", "127.0.0.1:0"],
+                                               environment: ["HOSTED_DATABASE_URL": database.environmentValue,
+                                                             "HOSTED_SECRET_KEY_FILE": database.directory.appendingPathComponent("none.key").path])
+        #expect(missingFile.status == 78)
+        // Nothing was migrated: a node without its key does not touch the database.
+        let check = try database.url.open(poolSize: 1)
+        defer { check.close() }
+        #expect(try check.query("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))")[0].int("n") == 0)
+    }
+
     @Test func accountsCreatePrintsKeyOnceAndStoresOnlyItsHash() throws {
         let workspace = Workspace()
         defer { workspace.remove() }
@@ -161,6 +204,7 @@ import Testing
             try admin.query("CREATE SCHEMA \(schema)")
             dropSchema = { _ = try? admin.query("DROP SCHEMA \(schema) CASCADE"); admin.close() }
             environment["HOSTED_DATABASE_URL"] = base + "?options=-csearch_path%3D\(schema)"
+            environment["HOSTED_SECRET_KEY"] = String(repeating: "cli-key-", count: 8)
         }
         defer { dropSchema() }
         let log = workspace.directory.appendingPathComponent("serve.log").path

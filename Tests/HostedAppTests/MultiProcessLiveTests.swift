@@ -16,7 +16,8 @@ import Testing
         init(devMode: Bool = false) throws {
             let database = try TestDatabaseURL(.postgres)
             self.database = database
-            let environment = ["HOSTED_DATABASE_URL": database.environmentValue]
+            let environment = ["HOSTED_DATABASE_URL": database.environmentValue,
+                               "HOSTED_SECRET_KEY": String(repeating: "shared-key-", count: 6)]
             let servers = try (0..<2).map { _ in
                 try ServerProcess(environment: environment, arguments: devMode ? ["--dev"] : [], logDirectory: database.directory)
             }

@@ -77,6 +77,8 @@ struct TestApplication {
         configuration.database = database.url
         configuration.publicURL = URL(string: "https://verify.example.com")!
         configuration.databasePoolSize = 4
+        // PostgreSQL outside dev mode needs a provisioned key (SQLite makes one beside its file).
+        if store == .postgres { configuration.secretKey = String(repeating: "test-key-", count: 8) }
         configure(&configuration)
         application = try buildApplication(configuration: configuration, migrate: migrate, clock: clock)
     }
