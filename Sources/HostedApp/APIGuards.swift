@@ -26,8 +26,16 @@ struct APIGuards: Sendable {
         }
     }
 
+    /// How a route whose response carries a secret is replayed: the stored record holds no
+    /// secret (`record` makes it from the first response), and a replay builds a fresh answer
+    /// from it (`replay`), since the secret exists nowhere to be replayed from.
+    struct SecretReplay: Sendable {
+        let record: @Sendable (Response) -> [UInt8]
+        let replay: @Sendable (_ record: [UInt8], Account) throws -> Response
+    }
+
     /// Authenticates, then applies the `Idempotency-Key` protocol around `handler`.
-    func idempotent(_ handler: @escaping Handler) -> RouteHandler {
+    func idempotent(secret: SecretReplay? = nil, _ handler: @escaping Handler) -> RouteHandler {
         authenticated { request, context, account in
             guard let key = request.headers["Idempotency-Key"] else { return try handler(request, context, account) }
             guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
@@ -38,6 +46,11 @@ struct APIGuards: Sendable {
             let hash = Digest.hex(Digest.sha256(Array("\(request.method) \(request.path)\n".utf8) + request.body))
             switch try idempotency.claim(accountID: account.id, key: key, requestHash: hash, at: clock.now()) {
             case .replay(let status, let contentType, let body):
+                if let secret {
+                    var replayed = try secret.replay(body, account)
+                    replayed.headers.add("Idempotent-Replayed", "true")
+                    return replayed
+                }
                 return Response(status: status, headers: HTTPHeaders([("Content-Type", contentType), ("Idempotent-Replayed", "true")]),
                                 body: body)
             case .inFlight:
@@ -58,7 +71,8 @@ struct APIGuards: Sendable {
                 }
                 if (200..<300).contains(response.status) {
                     try idempotency.complete(accountID: account.id, key: key, status: response.status,
-                                             contentType: response.headers["Content-Type"] ?? "application/json", body: response.body)
+                                             contentType: response.headers["Content-Type"] ?? "application/json",
+                                             body: secret?.record(response) ?? response.body)
                 } else {
                     try? idempotency.release(accountID: account.id, key: key)
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedStorage
 
 /// `POST /v1/verifications/{id}/handoffs`: a single-use URL that opens the journey signed in.
 struct HandoffRoutes {
@@ -16,17 +17,39 @@ struct HandoffRoutes {
         let verification_id: String
     }
 
+    /// A retry with the same `Idempotency-Key` gets the same handoff with a fresh secret (the one
+    /// it replaces stops working), so the stored response never holds a secret.
+    var replay: APIGuards.SecretReplay {
+        APIGuards.SecretReplay(
+            record: { response in
+                let id = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String ?? ""
+                return Array((try? JSONCoding.encoder.encode(["handoff_id": id])) ?? Data())
+            },
+            replay: { [signIn] record, account in
+                let stored = (try? JSONSerialization.jsonObject(with: Data(record)) as? [String: String]) ?? [:]
+                guard let id = stored["handoff_id"].flatMap({ ObjectID(.handoff, parsing: $0) }) else {
+                    throw DomainError.conflict(detail: "This Idempotency-Key cannot be replayed.", code: "handoff_not_reissuable")
+                }
+                let (handoff, url) = try signIn.reissueHandoff(accountID: account.id, handoffID: id)
+                return try Self.response(handoff, url: url)
+            })
+    }
+
+    static func response(_ handoff: Handoff, url: String) throws -> Response {
+        try .json(HandoffBody(id: handoff.id.rawValue, url: url, expires_at: APIObjects.timestamp(handoff.expiresAt),
+                              expires_in_seconds: Int(handoff.expiresAt.timeIntervalSince(handoff.createdAt)),
+                              verification_id: handoff.verificationID.rawValue), status: 201)
+    }
+
     func register(in routes: inout Router.Builder) {
-        routes.add("POST", "/v1/verifications/{id}/handoffs", guards.idempotent { request, context, account in
+        routes.add("POST", "/v1/verifications/{id}/handoffs", guards.idempotent(secret: replay) { request, context, account in
             let id = try VerificationRoutes.id(context)
             var body = try JSONObject(body: request.body)
             let returnURL = body.string("return_url")
             let expiresIn = body.int("expires_in_seconds")
             try body.finish()
             let (handoff, url) = try signIn.mintHandoff(accountID: account.id, verificationID: id, returnURL: returnURL, expiresIn: expiresIn)
-            return try .json(HandoffBody(id: handoff.id.rawValue, url: url, expires_at: APIObjects.timestamp(handoff.expiresAt),
-                                         expires_in_seconds: Int(handoff.expiresAt.timeIntervalSince(handoff.createdAt)),
-                                         verification_id: id.rawValue), status: 201)
+            return try Self.response(handoff, url: url)
         })
     }
 }

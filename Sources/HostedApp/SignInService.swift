@@ -48,6 +48,22 @@ struct SignInService: Sendable {
         return (handoff, url)
     }
 
+    /// A fresh secret for a handoff still waiting to be used (an idempotent retry of its
+    /// creation): the previous secret stops working at once. 409 when it was used or expired, or
+    /// its verification closed — then a new handoff is what the caller needs.
+    func reissueHandoff(accountID: ObjectID, handoffID: ObjectID) throws -> (Handoff, url: String) {
+        let secret = BearerSecret(using: random)
+        guard let handoff = try store.replaceHandoffSecret(id: handoffID, accountID: accountID,
+                                                           secretHash: Digest.sha256Hex(secret.value), at: clock.now()),
+              let verification = try verifications.verification(accountID: accountID, id: handoff.verificationID),
+              !verification.status.isClosed
+        else {
+            throw DomainError.conflict(detail: "The handoff created with this Idempotency-Key was used or has expired; create a new one.",
+                                       code: "handoff_not_reissuable")
+        }
+        return (handoff, publicURL.absoluteString + "/j/" + handoff.verificationID.rawValue + "#handoff=" + secret.value)
+    }
+
     /// Exchanges a handoff secret for a session token. nil for every kind of failure alike
     /// (expired, used, unknown, another verification's, canceled): no oracle.
     func exchange(verificationID: ObjectID, secret text: String) throws -> BearerSecret? {

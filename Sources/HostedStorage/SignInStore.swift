@@ -20,6 +20,21 @@ public struct SignInStore: Sendable {
             .text(secretHash), .optionalText(handoff.returnURL), .date(handoff.createdAt), .date(handoff.expiresAt))
     }
 
+    /// Gives an unused, unrevoked, unexpired handoff a new secret hash (the old secret stops
+    /// working in the same statement); nil when there is no such handoff.
+    public func replaceHandoffSecret(id: ObjectID, accountID: ObjectID, secretHash: String, at time: Date) throws -> Handoff? {
+        let rows = try database.query("""
+            UPDATE handoffs SET secret_hash = $3
+            WHERE id = $1 AND account_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $4
+            RETURNING id, verification_id, account_id, return_url, created_at, expires_at
+            """, .text(id.rawValue), .text(accountID.rawValue), .text(secretHash), .date(time))
+        guard let row = rows.first,
+              let verificationID = ObjectID(.verification, parsing: try row.string("verification_id"))
+        else { return nil }
+        return Handoff(id: id, verificationID: verificationID, accountID: accountID, returnURL: try row.optionalString("return_url"),
+                       createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"))
+    }
+
     /// Consumes the handoff with this secret hash for this verification, if it is unused,
     /// unrevoked and unexpired: exactly one concurrent caller gets its return URL back (as
     /// `.some`), everyone else nil.

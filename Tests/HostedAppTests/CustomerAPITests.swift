@@ -80,7 +80,7 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        let bad = f.post("/v1/verifications", #"{"user_id":"has space","workflow":"nope","mobile":"98765","metadata":{"k":"\#(String(repeating: "v", count: 501))"}}"#)
+        let bad = f.post("/v1/verifications", #"{"user_id":"has\u0009tab","workflow":"nope","mobile":"98765","metadata":{"k":"\#(String(repeating: "v", count: 501))"}}"#)
         #expect(bad.status == 422)
         #expect(code(bad, f) == "invalid_request")
         let fields = Set((f.json(bad)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] })

@@ -111,4 +111,35 @@ import Testing
             #expect(response.status == 422, "\(bad.debugDescription)")
         }
     }
+
+    /// A retried handoff creation used to replay the stored body — the URL with its secret — for
+    /// 24 h. Now the record holds the handoff id only, and a replay mints a fresh secret.
+    @Test(arguments: Store.allCases)
+    func idempotentHandoffReplays_mintAFreshSecret_andNoSecretIsStored(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let path = "/v1/verifications/\(f.verificationID)/handoffs"
+        let headers = f.auth + [("Idempotency-Key", "mint-1")]
+        let first = f.app.request("POST", path, headers: headers, body: "{}")
+        let replay = f.app.request("POST", path, headers: headers, body: "{}")
+        #expect(first.status == 201 && replay.status == 201)
+        #expect(replay.headers["Idempotent-Replayed"] == "true")
+        let (one, two) = (f.app.json(first), f.app.json(replay))
+        #expect(one["id"] as? String == two["id"] as? String)
+        let secrets = [one, two].map { String(($0["url"] as? String ?? "").split(separator: "#").last?.dropFirst("handoff=".count) ?? "") }
+        #expect(secrets[0].count >= 43 && secrets[1].count >= 43 && secrets[0] != secrets[1])
+        for secret in secrets { #expect(!TestApplication.contains(try f.app.storedBytes(), secret), "a secret is stored") }
+        // The replaced secret stops working; the fresh one signs in, once.
+        let exchange = { (secret: String) in
+            f.app.request("POST", "/j/\(f.verificationID)/api/session", headers: [("Origin", Self.origin)], body: #"{"handoff":"\#(secret)"}"#)
+        }
+        #expect(exchange(secrets[0]).status == 401)
+        #expect(exchange(secrets[1]).status == 200)
+        // Used: a further replay cannot bring it back.
+        let late = f.app.request("POST", path, headers: headers, body: "{}")
+        #expect(late.status == 409)
+        #expect(f.app.json(late)["code"] as? String == "handoff_not_reissuable")
+        #expect(!TestApplication.contains(try f.app.storedBytes(), secrets[1]))
+    }
 }

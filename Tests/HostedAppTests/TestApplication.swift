@@ -124,6 +124,30 @@ struct TestApplication {
             .map { String($0.dropFirst("hosted_session=".count).prefix { $0 != ";" }) } ?? ""
     }
 
+    /// Everything the store holds, for scans that prove a value is nowhere: the SQLite files
+    /// (database, WAL, shared memory) byte for byte, or every row of every PostgreSQL table as text.
+    func storedBytes() throws -> [UInt8] {
+        switch database.url {
+        case .sqlite(let path):
+            return ["", "-wal", "-shm"].flatMap { Array(FileManager.default.contents(atPath: path + $0) ?? Data()) }
+        case .postgres:
+            let db = application.database
+            let tables = try db.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            var text = ""
+            for table in tables {
+                let name = try table.string("tablename")
+                for row in try db.query("SELECT t::text AS row FROM \(name) t") { text += try row.string("row") + "\n" }
+            }
+            return Array(text.utf8)
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let bytes = Array(needle.utf8)
+        guard !bytes.isEmpty, haystack.count >= bytes.count else { return false }
+        return (0...(haystack.count - bytes.count)).contains { haystack[$0..<$0 + bytes.count].elementsEqual(bytes) }
+    }
+
     func json(_ response: Response) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
