@@ -19,12 +19,21 @@ public struct Application: Sendable {
     public let routeTable: [(method: String, pattern: String)]
 
     let changes: any ChangeFeed
+    let background: BackgroundWork
 
     /// Answers waiting long-polls at once (call when shutting down).
     public func releaseWaiters() { longPoll.closeAll() }
 
+    /// Starts this process's share of the background work (`serve` does; tests call
+    /// `runBackgroundWork()` instead, to decide when it happens).
+    public func startBackgroundWork() { background.start() }
+
+    /// One pass of the background work on the calling thread: queued SMS sent, expired rows pruned.
+    public func runBackgroundWork() { background.runOnce() }
+
     /// Stops listening for changes and closes the store.
     public func close() {
+        background.stop()
         longPoll.closeAll()
         changes.stop()
         database.close()
@@ -72,8 +81,13 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         UnconfiguredSMSSender()
     }
     let rateLimits = RateLimitStore(database: database)
+    let smsBox = SecretBox.derive(from: secretKey.bytes(), label: "hosted/sms-queue/v1")
+    let background = BackgroundWork(
+        sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: smsBox, clock: clock, log: log),
+        rateLimits: rateLimits, clock: clock, log: log, sweepInterval: configuration.sweepIntervalSeconds)
     let signIn = SignInService(store: signInStore, verifications: verifications, workflows: workflows, returnURLs: returnURLs, policy: policy,
-                               rateLimits: rateLimits, sender: sender, codeKey: secretKey,
+                               rateLimits: rateLimits, sender: sender, codeKey: secretKey, smsBox: smsBox,
+                               codeQueued: { background.nudge() },
                                publicURL: configuration.publicURL, clock: clock, random: random, log: log)
 
     var routes = Router.Builder()
@@ -128,5 +142,5 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
-                       changes: changes)
+                       changes: changes, background: background)
 }

@@ -56,6 +56,8 @@ public struct Configuration: Sendable {
     /// `HOSTED_MAX_LONG_POLLS`; default 64 long-polls waiting at once per API key and as many
     /// per client address; one more is refused with 429.
     public var maximumLongPolls = 64
+    /// `HOSTED_SWEEP_INTERVAL`; default every 30 seconds the background work prunes expired rows.
+    public var sweepIntervalSeconds: TimeInterval = 30
 
     public init() {}
 
@@ -168,6 +170,9 @@ public struct Configuration: Sendable {
         case "HOSTED_CONNECTION_TIMEOUT":
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "\(name) must be 1…3600 seconds") }
             connectionTimeoutSeconds = seconds
+        case "HOSTED_SWEEP_INTERVAL":
+            guard let seconds = Int(value), (1...86_400).contains(seconds) else { throw Invalid(description: "\(name) must be 1…86400 seconds") }
+            sweepIntervalSeconds = TimeInterval(seconds)
         case "HOSTED_MAX_LONG_POLLS":
             guard let limit = Int(value), (1...100_000).contains(limit) else { throw Invalid(description: "\(name) must be 1…100000") }
             maximumLongPolls = limit

@@ -51,7 +51,7 @@ struct JourneyRoutes {
             switch try signIn.requestCode(verificationID: id, mobile: mobile ?? "", clientAddress: clientAddress(request)) {
             case .accepted:
                 return try .json(["status": "sent"], status: 202)
-            case .tryAgain:
+            case .unavailable:
                 throw Problem(status: 503, code: "sms_unavailable", title: "Service Unavailable",
                               detail: "We could not send the code just now. Please try again.", headers: [("Retry-After", "5")])
             }

@@ -9,6 +9,13 @@ import HostedStorage
 /// Sends a text message. A failure is reported to the user as "try again", never as a crash.
 protocol SMSSender: Sendable {
     func send(to number: String, body: String) throws
+    /// False when nothing could ever be sent (no relay configured): sign-in by code is then
+    /// refused for every number alike, instead of queueing messages that cannot go.
+    var isConfigured: Bool { get }
+}
+
+extension SMSSender {
+    var isConfigured: Bool { true }
 }
 
 /// Why a message was not sent.
@@ -58,6 +65,8 @@ struct RelaySMSSender: SMSSender {
 
 /// Neither dev mode nor a relay: every send fails, and the page asks the user to try again.
 struct UnconfiguredSMSSender: SMSSender {
+    var isConfigured: Bool { false }
+
     func send(to number: String, body: String) throws {
         throw SMSFailure(description: "no SMS relay configured (HOSTED_SMS_RELAY_URL)")
     }

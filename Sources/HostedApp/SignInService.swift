@@ -15,6 +15,10 @@ struct SignInService: Sendable {
     let sender: any SMSSender
     /// Key of the HMAC over SMS codes: a bare hash of a million codes would be reversed offline.
     let codeKey: SecretKey
+    /// Seals queued messages (they hold the code) under a key derived from the secret key.
+    let smsBox: SecretBox
+    /// Called after a message is queued (wakes this process's sender).
+    let codeQueued: @Sendable () -> Void
     let publicURL: URL
     let clock: any WallClock
     let random: any RandomSource
@@ -77,63 +81,77 @@ struct SignInService: Sendable {
     // MARK: SMS codes
 
     /// What the page is told after asking for a code: always the same whether or not the number
-    /// matched (no enumeration).
+    /// matched and whether or not the message can be sent (no enumeration, no timing oracle).
     enum CodeRequest: Equatable {
         case accepted
-        case tryAgain
+        /// No SMS sender is configured at all (the same for every number).
+        case unavailable
     }
 
-    /// Limits on sending codes, counted before the number is compared so they answer alike.
-    static let sendLimits: [(name: String, interval: TimeInterval, burst: Int)] = [
+    /// Limits on sending codes, in the order they are checked.
+    static let addressLimit = (name: "otp-ip", interval: 180.0, burst: 20)         // 20 an hour per client address
+    static let verificationLimits: [(name: String, interval: TimeInterval, burst: Int)] = [
         ("otp-cooldown", OneTimeCode.resendCooldown, 1),  // one code per 30 s per verification
         ("otp-verification", 720, 5),                      // 5 an hour per verification
-        ("otp-number", 720, 5),                            // 5 an hour per number
-        ("otp-ip", 180, 20),                               // 20 an hour per client address
     ]
+    static let numberLimit = (name: "otp-number", interval: 720.0, burst: 5)       // 5 an hour per number
 
-    /// Sends a code to `mobile` if it is the verification's number.
+    /// Queues a code for `mobile` if it is the verification's number. The caller's address is
+    /// checked first, so a blocked address spends no one else's budget; the verification's
+    /// budget is spent by every request for it (so its 429 says nothing about the number); a
+    /// number's budget only by codes really sent to it — a stranger cannot lock a number out —
+    /// and an exhausted number budget answers like any other request (202, nothing sent).
     func requestCode(verificationID: ObjectID, mobile text: String, clientAddress: String) throws -> CodeRequest {
         guard let mobile = MobileNumber.normalized(text) else {
             throw DomainError.invalidRequest(detail: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
                                              errors: [FieldError(field: "mobile", message: "must be a number with its country code")])
         }
+        guard sender.isConfigured else { return .unavailable }
         let now = clock.now()
-        let keys = [verificationID.rawValue, verificationID.rawValue, mobile, clientAddress]
-        for (limit, key) in zip(Self.sendLimits, keys) {
-            let decision = try rateLimits.take(bucket: "\(limit.name):\(key)", at: now, interval: limit.interval, burst: limit.burst)
-            guard decision.allowed else {
-                throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
-                              detail: "Please wait before asking for another code.",
-                              headers: [("Retry-After", String(decision.retryAfterSeconds))])
-            }
+        try take(Self.addressLimit, key: clientAddress, at: now)
+        guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else {
+            return .accepted
         }
-        guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed,
-              Digest.constantTimeEquals(Array(verification.mobile.utf8), Array(mobile.utf8))
-        else { return .accepted }
+        for limit in Self.verificationLimits { try take(limit, key: verificationID.rawValue, at: now) }
+        guard Digest.constantTimeEquals(Array(verification.mobile.utf8), Array(mobile.utf8)) else { return .accepted }
+        let numberBudget = try rateLimits.take(bucket: "\(Self.numberLimit.name):\(mobile)", at: now,
+                                               interval: Self.numberLimit.interval, burst: Self.numberLimit.burst)
+        guard numberBudget.allowed else {
+            log.error("sign-in code for \(verificationID) not sent: its number had \(Self.numberLimit.burst) codes this hour",
+                      requestID: nil)
+            return .accepted
+        }
         let code = OneTimeCode(using: random)
-        try store.replaceCode(verificationID: verificationID, codeHMAC: try hmac(code, verificationID),
-                              at: now, expiresAt: now.addingTimeInterval(OneTimeCode.lifetime))
-        do {
-            try sender.send(to: mobile, body: "\(code.digits) is your verification code. It expires in 10 minutes. Never share it.")
-        } catch {
-            log.error("SMS send failed for \(verificationID): \(error)", requestID: nil)
-            return .tryAgain
-        }
+        let messageID = ObjectID(.message, using: random)
+        let message = SMSDelivery.Message(to: mobile, body: "\(code.digits) is your verification code. It expires in 10 minutes. Never share it.")
+        try store.replaceCode(verificationID: verificationID, codeHMAC: hmac(code, verificationID), at: now,
+                              expiresAt: now.addingTimeInterval(OneTimeCode.lifetime),
+                              message: (messageID, try SMSDelivery.seal(message, id: messageID, box: smsBox, random: random)))
+        codeQueued()
         return .accepted
+    }
+
+    private func take(_ limit: (name: String, interval: TimeInterval, burst: Int), key: String, at now: Date) throws {
+        let decision = try rateLimits.take(bucket: "\(limit.name):\(key)", at: now, interval: limit.interval, burst: limit.burst)
+        guard decision.allowed else {
+            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
+                          detail: "Please wait before asking for another code.",
+                          headers: [("Retry-After", String(decision.retryAfterSeconds))])
+        }
     }
 
     /// Checks a code; a session token when it is right, nil otherwise (wrong, expired, used,
     /// or out of tries — all alike).
     func verifyCode(verificationID: ObjectID, code text: String) throws -> BearerSecret? {
         guard let code = OneTimeCode(presented: text) else { return nil }
-        let check = try store.checkCode(verificationID: verificationID, codeHMAC: try hmac(code, verificationID),
+        let check = try store.checkCode(verificationID: verificationID, codeHMAC: hmac(code, verificationID),
                                         maximumAttempts: OneTimeCode.maximumAttempts, at: clock.now())
         guard check == .accepted else { return nil }
         return try startSession(verificationID: verificationID, returnURL: nil)
     }
 
     /// Bound to the verification, so a code cannot be replayed on another one.
-    private func hmac(_ code: OneTimeCode, _ verificationID: ObjectID) throws -> String {
+    private func hmac(_ code: OneTimeCode, _ verificationID: ObjectID) -> String {
         Digest.hex(Digest.hmacSHA256(key: codeKey.bytes(), message: Array("\(verificationID.rawValue):\(code.digits)".utf8)))
     }
 

@@ -16,6 +16,18 @@ public struct RateLimitStore: Sendable {
         public let retryAfterSeconds: Int
     }
 
+    /// Deletes buckets whose theoretical arrival time has passed: such a bucket allows a full
+    /// burst, exactly as a missing row does, so nothing is lost and the table stays small.
+    @discardableResult
+    public func prune(before time: Date) throws -> Int {
+        try database.query("DELETE FROM rate_limits WHERE tat < $1 RETURNING bucket", .integer(time.unixMilliseconds)).count
+    }
+
+    /// Buckets stored.
+    public func count() throws -> Int {
+        Int(try database.query("SELECT count(*) AS n FROM rate_limits")[0].int("n"))
+    }
+
     /// Counts one request against `bucket`: `interval` between requests sustained, `burst` at once.
     public func take(bucket: String, at time: Date, interval: TimeInterval, burst: Int) throws -> Decision {
         let now = time.unixMilliseconds

@@ -80,11 +80,17 @@ public struct SignInStore: Sendable {
     // MARK: SMS codes
 
     /// Stores a new code for the verification, replacing any earlier one.
-    public func replaceCode(verificationID: ObjectID, codeHMAC: String, at time: Date, expiresAt: Date) throws {
-        try database.query("""
-            INSERT INTO otp_codes (verification_id, code_hmac, created_at, expires_at, attempts) VALUES ($1, $2, $3, $4, 0)
-            ON CONFLICT (verification_id) DO UPDATE SET code_hmac = $2, created_at = $3, expires_at = $4, attempts = 0, used_at = NULL
-            """, .text(verificationID.rawValue), .text(codeHMAC), .date(time), .date(expiresAt))
+    /// Replaces the verification's code and queues its message in one transaction: a code is
+    /// live only if its message will be sent, and a message is queued only for the live code.
+    public func replaceCode(verificationID: ObjectID, codeHMAC: String, at time: Date, expiresAt: Date,
+                            message: (id: ObjectID, sealed: [UInt8])) throws {
+        try database.transaction { connection in
+            try connection.query("""
+                INSERT INTO otp_codes (verification_id, code_hmac, created_at, expires_at, attempts) VALUES ($1, $2, $3, $4, 0)
+                ON CONFLICT (verification_id) DO UPDATE SET code_hmac = $2, created_at = $3, expires_at = $4, attempts = 0, used_at = NULL
+                """, .text(verificationID.rawValue), .text(codeHMAC), .date(time), .date(expiresAt))
+            try SMSQueueStore.enqueue(id: message.id, verificationID: verificationID, sealed: message.sealed, at: time, on: connection)
+        }
     }
 
     /// The outcome of presenting a code.

@@ -115,6 +115,7 @@ enum Commands {
             return source
         }
         try server.start()
+        application.startBackgroundWork()
         printError("hosted: serving on http://\(Configuration.ListenAddress(host: configuration.listen.host, port: server.port))"
                    + " public URL \(configuration.publicURL.absoluteString), database \(configuration.database.redacted)"
                    + (configuration.devMode ? ", dev mode ON" : ""))

@@ -147,7 +147,12 @@ extension MultiProcessLiveTests {
         let sent = try RawHTTPConnection(port: pair.servers[0].port).request(
             "POST", "/j/\(id)/api/otp", headers: ["Origin": "http://127.0.0.1:8080"], body: Array(#"{"mobile":"+919876543210"}"#.utf8))
         #expect(sent.status == 202)
-        let outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
+        // Sent by a background worker right after the answer: wait for it to arrive.
+        var outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
+        for _ in 0..<50 where outbox.stdout.isEmpty {
+            usleep(100_000)
+            outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
+        }
         let code = String(try #require(outbox.stdout.split(separator: "\n").first.flatMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])?["body"]
         }).prefix(6))

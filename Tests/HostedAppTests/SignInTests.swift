@@ -58,8 +58,10 @@ import Testing
 
         func status() -> String? { app.json(app.request("GET", "/v1/verifications/\(verificationID)", headers: auth))["status"] as? String }
 
+        /// The dev outbox once the queued messages are sent (the background work, run here).
         func outbox() -> [String] {
-            (app.json(app.request("GET", "/dev/outbox?to=%2B919876543210"))["data"] as? [[String: Any]] ?? []).compactMap { $0["body"] as? String }
+            app.application.runBackgroundWork()
+            return (app.json(app.request("GET", "/dev/outbox?to=%2B919876543210"))["data"] as? [[String: Any]] ?? []).compactMap { $0["body"] as? String }
         }
 
         func latestCode() throws -> String { String(try #require(outbox().first).prefix(6)) }

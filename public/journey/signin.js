@@ -18,12 +18,52 @@ function busy(button, isBusy) {
   button.disabled = isBusy;
 }
 
+/** Seconds before "send again" is offered: the server's resend cooldown. */
+const resendAfterSeconds = 30;
+
+/** Shows an error for a failed request for a code. */
+function showSendError(result) {
+  if (result.status === 429) {
+    showError(strings.waitBeforeResend(result.retryAfter || resendAfterSeconds));
+  } else if (result.status === 422) {
+    showError(strings.badNumber);
+  } else if (result.status === 0) {
+    showError(strings.offline);
+  } else {
+    showError(strings.sendFailed);
+  }
+}
+
 /** Wires the two sign-in forms; `onSignedIn` runs after a successful code. */
 export function setUpSignIn(show, onSignedIn) {
   const signinForm = document.getElementById("signin-form");
   const otpForm = document.getElementById("otp-form");
   const send = document.getElementById("signin-send");
   const verify = document.getElementById("signin-verify");
+  const resend = document.getElementById("otp-resend");
+  const resent = document.getElementById("otp-resent");
+  let resendTimer;
+
+  // The server answers the same whether or not a code could be sent (so the answer says nothing
+  // about the number), so a code that never came is offered again after the cooldown.
+  function offerResendLater() {
+    clearTimeout(resendTimer);
+    resend.hidden = true;
+    resendTimer = setTimeout(() => { resend.hidden = false; }, resendAfterSeconds * 1000);
+  }
+
+  resend.addEventListener("click", async () => {
+    showError("");
+    busy(resend, true);
+    const result = await call("POST", "/otp", { mobile: document.getElementById("signin-mobile").value.trim() });
+    busy(resend, false);
+    if (result.status === 202) {
+      resent.hidden = false;
+      offerResendLater();
+    } else {
+      showSendError(result);
+    }
+  });
 
   signinForm.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -33,16 +73,12 @@ export function setUpSignIn(show, onSignedIn) {
     const result = await call("POST", "/otp", { mobile });
     busy(send, false);
     if (result.status === 202) {
+      resent.hidden = true;
       show("otp");
+      offerResendLater();
       document.getElementById("signin-code").focus();
-    } else if (result.status === 429) {
-      showError(strings.waitBeforeResend(result.retryAfter || 30));
-    } else if (result.status === 422) {
-      showError(strings.badNumber);
-    } else if (result.status === 0) {
-      showError(strings.offline);
     } else {
-      showError(strings.sendFailed);
+      showSendError(result);
     }
   });
 

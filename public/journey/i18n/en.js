@@ -14,6 +14,8 @@ export default {
     codeLabel: "6-digit code",
     verify: "Continue",
     otpBack: "Use another number or send again",
+    resend: "Didn't get a code? Send again",
+    resent: "If the number matches, a new code is on its way.",
     stepsLabel: "Steps",
     languageLabel: "Language",
   },

@@ -14,6 +14,8 @@ export default {
     codeLabel: "6 अंकों का कोड",
     verify: "आगे बढ़ें",
     otpBack: "दूसरा नंबर डालें या कोड फिर भेजें",
+    resend: "कोड नहीं मिला? फिर से भेजें",
+    resent: "नंबर मेल खाने पर नया कोड आ रहा है।",
     stepsLabel: "चरण",
     languageLabel: "भाषा",
   },

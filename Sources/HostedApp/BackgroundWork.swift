@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+import HostedCore
+import HostedHTTP
+import HostedStorage
+
+/// The work every `serve` process does besides answering requests: sending queued SMS and
+/// pruning what has run out (spent rate-limit buckets). Safe with any number of processes: the
+/// queue is claimed row by row, and pruning deletes only what no process needs. One thread,
+/// woken at once when this process queues a message, else every second; pruning every
+/// `sweepInterval`.
+///
+/// `@unchecked Sendable`: `running` and `lastSweep` are only touched while holding `lock`; the
+/// thread is the only caller of `runOnce` while it runs.
+final class BackgroundWork: @unchecked Sendable {
+    let sms: SMSDelivery
+    let rateLimits: RateLimitStore
+    let clock: any WallClock
+    let log: any ServerLog
+    let sweepInterval: TimeInterval
+
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var running = false
+    private var started = false
+    private var lastSweep: Date?
+
+    init(sms: SMSDelivery, rateLimits: RateLimitStore, clock: any WallClock, log: any ServerLog, sweepInterval: TimeInterval) {
+        self.sms = sms
+        self.rateLimits = rateLimits
+        self.clock = clock
+        self.log = log
+        self.sweepInterval = sweepInterval
+    }
+
+    /// Starts the thread (once).
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { return }
+        started = true
+        running = true
+        let thread = Thread { [self] in loop() }
+        thread.name = "hosted.background"
+        thread.start()
+    }
+
+    /// Stops the thread after the pass in progress.
+    func stop() {
+        lock.lock()
+        let wasRunning = running
+        running = false
+        lock.unlock()
+        guard wasRunning else { return }
+        wake.signal()
+        _ = finished.wait(timeout: .now() + 10)
+    }
+
+    /// Something was queued here: send it now rather than at the next tick.
+    func nudge() { wake.signal() }
+
+    /// One pass: what is due is sent, and pruning runs if its interval has passed. Tests call
+    /// this directly instead of starting the thread.
+    func runOnce() {
+        while sms.deliverDue() > 0 {}
+        let now = clock.now()
+        lock.lock()
+        let due = lastSweep.map { now.timeIntervalSince($0) >= sweepInterval } ?? true
+        if due { lastSweep = now }
+        lock.unlock()
+        if due { sweep(now) }
+    }
+
+    /// Deletes what no process needs any more.
+    func sweep(_ now: Date) {
+        do {
+            try rateLimits.prune(before: now)
+        } catch {
+            log.error("sweep: \(error)", requestID: nil)
+        }
+    }
+
+    private var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running
+    }
+
+    private func loop() {
+        while isRunning {
+            runOnce()
+            _ = wake.wait(timeout: .now() + 1)
+        }
+        finished.signal()
+    }
+}

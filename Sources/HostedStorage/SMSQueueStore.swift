@@ -1,0 +1,62 @@
+import Foundation
+import HostedCore
+
+/// The queue of sealed SMS messages (see migration 0007). Claims hold across processes: a row
+/// is leased to one worker (`claimed_until`) with `FOR UPDATE SKIP LOCKED` on PostgreSQL (SQLite
+/// has one writer); a worker that dies leaves its lease to run out, and the message is sent by
+/// the next claim — at least once, never lost.
+public struct SMSQueueStore: Sendable {
+    private let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// A message to send.
+    public struct Queued: Equatable, Sendable {
+        public let id: String
+        public let verificationID: String
+        public let sealed: [UInt8]
+        /// Including this one.
+        public let attempts: Int
+    }
+
+    /// Adds a message, on the caller's transaction.
+    public static func enqueue(id: ObjectID, verificationID: ObjectID, sealed: [UInt8], at time: Date,
+                               on connection: DatabaseConnection) throws {
+        try connection.query("""
+            INSERT INTO sms_queue (id, verification_id, sealed, attempts, available_at, created_at) VALUES ($1, $2, $3, 0, $4, $4)
+            """, .text(id.rawValue), .text(verificationID.rawValue), .blob(sealed), .date(time))
+    }
+
+    /// Leases up to `limit` due messages for `lease` seconds and counts an attempt on each.
+    public func claim(at time: Date, lease: TimeInterval, limit: Int) throws -> [Queued] {
+        let now = time.unixMilliseconds
+        let lock = database.dialect == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
+        let rows = try database.query("""
+            UPDATE sms_queue SET claimed_until = $2, attempts = attempts + 1
+            WHERE id IN (SELECT id FROM sms_queue WHERE available_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+                         ORDER BY available_at LIMIT $3 \(lock))
+            RETURNING id, verification_id, sealed, attempts
+            """, .integer(now), .integer(now + Int64(lease * 1000)), .integer(Int64(limit)))
+        return try rows.map {
+            Queued(id: try $0.string("id"), verificationID: try $0.string("verification_id"), sealed: try $0.blob("sealed"),
+                   attempts: Int(try $0.int("attempts")))
+        }
+    }
+
+    /// Sent, or given up: the row (and the sealed code in it) is gone.
+    public func remove(id: String) throws {
+        try database.query("DELETE FROM sms_queue WHERE id = $1", .text(id))
+    }
+
+    /// Tries again no sooner than `time`.
+    public func retry(id: String, at time: Date) throws {
+        try database.query("UPDATE sms_queue SET claimed_until = NULL, available_at = $2 WHERE id = $1", .text(id), .date(time))
+    }
+
+    /// Messages waiting (sent or not yet claimed).
+    public func count() throws -> Int {
+        Int(try database.query("SELECT count(*) AS n FROM sms_queue")[0].int("n"))
+    }
+}
