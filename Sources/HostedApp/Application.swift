@@ -70,6 +70,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let policy = ReturnURLPolicy(devMode: configuration.devMode)
     let workflows = WorkflowStore(database: database)
     let returnURLs = ReturnURLStore(database: database)
+    let registry = ReturnURLRegistry(store: returnURLs, policy: policy, random: random, clock: clock)
     let verifications = VerificationStore(database: database, changes: changes)
     let files = StaticFiles(root: configuration.publicDirectory)
     let signInStore = SignInStore(database: database)
@@ -107,16 +108,17 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst)
     routes.group(admit: guards.admission) { routes in
         WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
-        ReturnURLRoutes(guards: guards, store: returnURLs, policy: policy, random: random, clock: clock).register(in: &routes)
+        ReturnURLRoutes(guards: guards, registry: registry).register(in: &routes)
         verificationRoutes.register(in: &routes)
         HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
     }
     let journey = JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
-                                publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies))
+                                publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies),
+                                returnURLs: registry)
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)
     let journeyService = JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts,
-                                        images: try VipsImageNormalizer(),
+                                        images: try VipsImageNormalizer(), returnURLs: registry,
                                         clock: clock, random: random)
     let digiLockerStore = DigiLockerStore(database: database)
     let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)

@@ -9,9 +9,22 @@ struct ErrorBoundary: HTTPResponder {
     let log: any ServerLog
 
     func respond(to request: Request, context: RequestContext) throws -> Response {
-        var response = Self.protect(log: log, requestID: context.requestID) { try next.respond(to: request, context: context) }
+        let response = Self.protect(log: log, requestID: context.requestID) { try next.respond(to: request, context: context) }
+        let path = request.path
+        // A response produced later (a long-poll, the DigiLocker callback) gets the same headers
+        // when it is ready, not the placeholder that stands for it now.
+        if let deferred = response.deferred {
+            return .deferred { complete in deferred.start { ready in complete(Self.finish(ready, path: path)) } }
+        }
+        return Self.finish(response, path: path)
+    }
+
+    /// The headers every response carries.
+    static func finish(_ response: Response, path: String) -> Response {
+        var response = response
         if !response.headers.contains("X-Content-Type-Options") { response.headers.add("X-Content-Type-Options", "nosniff") }
         if !response.headers.contains("Cache-Control") { response.headers.add("Cache-Control", "no-store") }
+        PageHeaders.apply(to: &response, path: path)
         return response
     }
 

@@ -11,25 +11,15 @@ struct JourneyRoutes {
     let publicDirectory: URL
     let publicURL: URL
     let trustedProxies: Set<String>
+    let returnURLs: ReturnURLRegistry
 
     static let cookieName = "hosted_session"
-
-    /// The page's headers: no inline script, no framing, no referrer, camera for this origin only.
-    static let pageHeaders: [(String, String)] = [
-        ("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
-            + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
-        ("Referrer-Policy", "no-referrer"),
-        ("Permissions-Policy", "camera=(self), microphone=(), geolocation=()"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Cache-Control", "no-store"),
-        ("Cross-Origin-Opener-Policy", "same-origin"),
-    ]
 
     func register(in routes: inout Router.Builder) {
         // The same page for every id, valid or not, and never a redirect: the fragment stays put.
         routes.add("GET", "/j/{id}") { request, _ in
             try files.response(for: publicDirectory.appendingPathComponent("journey.html"), request: request,
-                               extraHeaders: Self.pageHeaders)
+                               extraHeaders: PageHeaders.journey)
         }
         routes.add("POST", "/j/{id}/api/session", bodyLimit: 4096, admit: sameOrigin) { request, context in
             let id = try journeyID(context)
@@ -116,7 +106,8 @@ struct JourneyRoutes {
     func journeyState(_ verification: Verification, _ session: SignInStore.Session) throws -> Response {
         let workflow = try signIn.workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
                                                      version: verification.workflowVersion)
-        return try .json(JourneyState(verification, returnURL: session.returnURL ?? verification.returnURL, workflow: workflow))
+        let returnURL = try returnURLs.stillRegistered(session.returnURL ?? verification.returnURL, accountID: verification.accountID)
+        return try .json(JourneyState(verification, returnURL: returnURL, workflow: workflow))
     }
 
     /// Every sign-in failure looks the same.

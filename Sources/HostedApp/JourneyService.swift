@@ -8,6 +8,7 @@ struct JourneyService: Sendable {
     let workflows: WorkflowStore
     let artifacts: ArtifactStore
     let images: any ImageNormalizer
+    let returnURLs: ReturnURLRegistry
     let clock: any WallClock
     let random: any RandomSource
 
@@ -128,6 +129,13 @@ struct JourneyService: Sendable {
 
     /// Where the browser goes after submit: the return URL with `verification_id` and `status`
     /// added to its query (an existing query is kept).
+    /// Where the page sends the user after submit: the visit's (or the verification's) return
+    /// URL if it is still registered, with the outcome added; nil otherwise.
+    func redirect(after verification: Verification, visitReturnURL: String?) throws -> String? {
+        Self.redirectURL(try returnURLs.stillRegistered(visitReturnURL ?? verification.returnURL, accountID: verification.accountID),
+                         verification: verification)
+    }
+
     static func redirectURL(_ returnURL: String?, verification: Verification) -> String? {
         guard let returnURL, var components = URLComponents(string: returnURL) else { return nil }
         var items = components.queryItems ?? []

@@ -43,7 +43,7 @@ struct JourneyStepRoutes {
             try journey.requireSameOrigin(request)
             let (session, verification) = try journey.signedInVerification(request, context)
             let submitted = try service.submit(verification)
-            let redirect = JourneyService.redirectURL(session.returnURL ?? submitted.returnURL, verification: submitted)
+            let redirect = try service.redirect(after: submitted, visitReturnURL: session.returnURL)
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
         }
     }

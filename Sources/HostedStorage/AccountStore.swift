@@ -21,6 +21,10 @@ public struct AccountStore: Sendable {
     }
 
     /// Adds another key to an existing account; throws `notFound` when the account does not exist.
+    public func exists(_ id: ObjectID) throws -> Bool {
+        try !database.query("SELECT 1 FROM accounts WHERE id = $1", .text(id.rawValue)).isEmpty
+    }
+
     public func addKey(_ key: APIKey, secretHash: String) throws {
         try database.transaction { connection in
             guard try !connection.query("SELECT 1 FROM accounts WHERE id = $1", .text(key.accountID.rawValue)).isEmpty else {

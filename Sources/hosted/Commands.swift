@@ -18,6 +18,8 @@ enum Commands {
           accounts create --name N    create an account; prints {"account_id", "api_key"} once
           keys create --account ID    add an API key to an account (rotation without downtime)
           keys revoke KEY_ID          revoke an API key at once
+          return-urls list|add|remove --account ID …   an account's registered return URLs
+          workflows list|show --account ID [KEY]       an account's workflows
           outbox [--to NUMBER]        dev SMS outbox: messages that would have been sent, newest first
 
         Every command reads the same configuration, from HOSTED_* variables or these flags:
@@ -41,7 +43,8 @@ enum Commands {
         Usage: hosted migrate [--database-url URL]
 
         Applies the migrations not yet recorded in schema_migrations, in order, each in its own
-        transaction, and prints what it applied. Running it again applies nothing.
+        transaction, and prints what it applied as JSON: {"applied": ["0001_accounts", …]}.
+        Running it again applies nothing ({"applied": []}).
         """
 
     static let accountsHelp = """
@@ -75,6 +78,8 @@ enum Commands {
             case "accounts": return try accounts(rest, environment)
             case "keys": return try keys(rest, environment)
             case "outbox": return try outbox(rest, environment)
+            case "return-urls": return try returnURLs(rest, environment)
+            case "workflows": return try workflows(rest, environment)
             default:
                 printError("unknown command \(command)\n\n\(overview)")
                 return 64
@@ -136,7 +141,7 @@ enum Commands {
         let database = try parsed.configuration.database.open(poolSize: 1)
         defer { database.close() }
         let applied = try Migrator(dialect: database.dialect).migrate(database)
-        print(applied.isEmpty ? "Nothing to apply: the schema is up to date." : "Applied: \(applied.joined(separator: ", "))")
+        print(String(decoding: try JSONCoding.encoder.encode(["applied": applied]), as: UTF8.self))
         return 0
     }
 
@@ -182,6 +187,71 @@ enum Commands {
         }
     }
 
+    static let returnURLsHelp = """
+        Usage: hosted return-urls list --account ACCOUNT_ID
+               hosted return-urls add --account ACCOUNT_ID --url URL
+               hosted return-urls remove --account ACCOUNT_ID RETURN_URL_ID
+
+        The account's registered return URLs, with the API's rules (absolute https, no user-info
+        or fragment; loopback http in dev mode) and JSON shapes on stdout: list prints
+        {"object":"list","data":[…]}, add prints the return_url (exit 0, also when it was already
+        registered), remove prints {"object":"return_url","id":…,"deleted":true}. A removed URL
+        is no longer a redirect target, even for verifications that named it.
+        """
+
+    static let workflowsHelp = """
+        Usage: hosted workflows list --account ACCOUNT_ID
+               hosted workflows show --account ACCOUNT_ID KEY [--version N]
+
+        The account's workflows as the API shows them: list prints the latest version of each
+        ({"object":"list","data":[…]}); show prints one workflow (the latest, or version N).
+        """
+
+    static func returnURLs(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account", "--url"])
+        if parsed.wantsHelp { print(returnURLsHelp); return 0 }
+        guard let account = parsed.options["--account"] else { throw CommandLineArguments.UsageError(description: "--account is required") }
+        let database = try openMigrated(parsed.configuration)
+        defer { database.close() }
+        let administration = AccountAdministration(database: database, devMode: parsed.configuration.devMode)
+        switch (parsed.positionals.first, parsed.positionals.count) {
+        case ("list", 1):
+            printBytes(try administration.listReturnURLs(account: account))
+        case ("add", 1):
+            guard let url = parsed.options["--url"] else { throw CommandLineArguments.UsageError(description: "--url is required") }
+            printBytes(try administration.addReturnURL(account: account, url: url).json)
+        case ("remove", 2):
+            printBytes(try administration.removeReturnURL(account: account, id: parsed.positionals[1]))
+        default:
+            print(returnURLsHelp)
+            return 64
+        }
+        return 0
+    }
+
+    static func workflows(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account", "--version"])
+        if parsed.wantsHelp { print(workflowsHelp); return 0 }
+        guard let account = parsed.options["--account"] else { throw CommandLineArguments.UsageError(description: "--account is required") }
+        let version = try parsed.options["--version"].map { text in
+            guard let number = Int(text), number >= 1 else { throw CommandLineArguments.UsageError(description: "--version must be 1 or more") }
+            return number
+        }
+        let database = try openMigrated(parsed.configuration)
+        defer { database.close() }
+        let administration = AccountAdministration(database: database, devMode: parsed.configuration.devMode)
+        switch (parsed.positionals.first, parsed.positionals.count) {
+        case ("list", 1):
+            printBytes(try administration.listWorkflows(account: account))
+        case ("show", 2):
+            printBytes(try administration.showWorkflow(account: account, key: parsed.positionals[1], version: version))
+        default:
+            print(workflowsHelp)
+            return 64
+        }
+        return 0
+    }
+
     static let outboxHelp = """
         Usage: hosted outbox [--to NUMBER] [--database-url URL]
 
@@ -206,6 +276,12 @@ enum Commands {
 
     /// The store, migrated, and the account service over it (what the account commands need).
     static func openAccounts(_ configuration: Configuration) throws -> (any Database, AccountService) {
+        let database = try openMigrated(configuration)
+        return (database, AccountService(database: database))
+    }
+
+    /// The store, with pending migrations applied.
+    static func openMigrated(_ configuration: Configuration) throws -> any Database {
         let database = try configuration.database.open(poolSize: 1)
         do {
             try Migrator(dialect: database.dialect).migrate(database)
@@ -213,7 +289,11 @@ enum Commands {
             database.close()
             throw error
         }
-        return (database, AccountService(database: database))
+        return database
+    }
+
+    static func printBytes(_ bytes: [UInt8]) {
+        print(String(decoding: bytes, as: UTF8.self))
     }
 
     // MARK: output

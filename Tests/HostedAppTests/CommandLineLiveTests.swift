@@ -29,7 +29,7 @@ import Testing
                         "HOSTED_LISTEN", "HOSTED_PUBLIC_URL", "HOSTED_DEV_MODE", "HOSTED_SECRET_KEY", "HOSTED_TRUSTED_PROXIES"] {
             #expect(overview.stdout.contains(command), "--help lacks \(command)")
         }
-        for command in ["serve", "migrate", "accounts", "keys"] {
+        for command in ["serve", "migrate", "accounts", "keys", "return-urls", "workflows", "outbox"] {
             let help = try HostedBinary.run([command, "--help"])
             #expect(help.status == 0)
             #expect(help.stdout.contains("Usage: hosted \(command)"))
@@ -42,10 +42,11 @@ import Testing
         defer { workspace.remove() }
         let first = try workspace.run("migrate")
         #expect(first.status == 0)
-        #expect(first.stdout.contains("Applied: 0001_accounts"))
+        let applied = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: [String]])
+        #expect(applied["applied"]?.first == "0001_accounts")
         let second = try workspace.run("migrate")
         #expect(second.status == 0)
-        #expect(second.stdout.contains("Nothing to apply"))
+        #expect(second.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"applied":[]}"#)
     }
 
     /// Nodes started together on a fresh PostgreSQL used to race creating the ledger (a unique
@@ -109,6 +110,33 @@ import Testing
         let check = try database.url.open(poolSize: 1)
         defer { check.close() }
         #expect(try check.query("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))")[0].int("n") == 0)
+    }
+
+    @Test func returnURLsAndWorkflowsFromTheCommandLine() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        let account = try #require(try decode(try workspace.run("accounts", "create", "--name", "Acme").stdout)["account_id"])
+        let added = try workspace.run("return-urls", "add", "--account", account, "--url", "https://app.example.com/done")
+        #expect(added.status == 0)
+        let registered = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
+        #expect(registered["object"] as? String == "return_url")
+        let id = try #require(registered["id"] as? String)
+        // The API's rules: a custom scheme or plain http is refused (exit 65, a clear message).
+        let refused = try workspace.run("return-urls", "add", "--account", account, "--url", "acme://kyc/done")
+        #expect(refused.status == 65)
+        #expect(refused.stdout.isEmpty)
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(try workspace.run("return-urls", "list", "--account", account).stdout.utf8)) as? [String: Any])
+        #expect((listed["data"] as? [[String: Any]])?.map { $0["url"] as? String } == ["https://app.example.com/done"])
+        let removed = try workspace.run("return-urls", "remove", "--account", account, id)
+        #expect(removed.status == 0)
+        #expect(removed.stdout.contains(#""deleted":true"#))
+        #expect(try workspace.run("return-urls", "remove", "--account", account, id).status == 65)
+        #expect(try workspace.run("return-urls", "list", "--account", "acct_nonexistent").status == 65)
+
+        let workflows = try workspace.run("workflows", "list", "--account", account)
+        #expect(workflows.status == 0)
+        #expect(workflows.stdout.contains(#""object":"list""#))
+        #expect(try workspace.run("workflows", "show", "--account", account, "kyc").status == 65)
     }
 
     @Test func accountsCreatePrintsKeyOnceAndStoresOnlyItsHash() throws {

@@ -301,4 +301,51 @@ import Testing
         f.app.application.runBackgroundWork()
         #expect(relay.received.all.count == 3)
     }
+
+    @Test func everyHTMLPageAndAssetCarriesThePageSecurityHeaders() throws {
+        let f = try Fixture(.sqlite) { $0.devMode = true }
+        defer { f.close() }
+        for path in ["/assets/journey/main.js", "/assets/journey/journey.css", "/j/\(f.verificationID)",
+                     "/journey/digilocker/callback?state=forged&code=x"] {
+            var response = f.app.request("GET", path)
+            if let deferred = response.deferred {  // the DigiLocker callback answers off the worker
+                let answer = Answer()
+                deferred.start { answer.set($0) }
+                response = try #require(answer.wait(seconds: 10))
+            }
+            #expect(response.status == 200 || response.status == 400, "\(path): \(response.status)")
+            for name in ["Content-Security-Policy", "Referrer-Policy", "X-Content-Type-Options", "Permissions-Policy"] {
+                #expect(response.headers[name] != nil, "\(path) lacks \(name)")
+            }
+            #expect(response.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true, "\(path)")
+        }
+    }
+
+    /// A return URL removed after a verification named it is no longer where the journey sends
+    /// the user: submit then answers without a redirect.
+    @Test(arguments: Store.allCases)
+    func removingAReturnURLStopsRedirectsToIt(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let registered = f.app.request("POST", "/v1/return_urls", headers: f.auth, body: #"{"url":"https://app.example.com/done"}"#)
+        let returnURLID = try #require(f.app.json(registered)["id"] as? String)
+        _ = f.app.request("POST", "/v1/workflows", headers: f.auth, body: #"{"key":"quick","name":"Q","steps":[{"type":"profile"}]}"#)
+        let created = f.app.request("POST", "/v1/verifications", headers: f.auth,
+                                    body: #"{"user_id":"u2","workflow":"quick","mobile":"+919876543210","return_url":"https://app.example.com/done"}"#)
+        let id = try #require(f.app.json(created)["id"] as? String)
+        let session = f.app.journeySession(verificationID: id, auth: f.auth, origin: Self.origin)
+        let journey = { (method: String, path: String, body: String) in
+            f.app.request(method, "/j/\(id)/api\(path)", headers: [("Origin", Self.origin), ("Cookie", "hosted_session=\(session)")], body: body)
+        }
+        #expect(f.app.json(journey("GET", "/state", ""))["return_url"] as? String == "https://app.example.com/done")
+        #expect(f.app.request("DELETE", "/v1/return_urls/\(returnURLID)", headers: f.auth).status == 200)
+        let state = f.app.json(journey("GET", "/state", ""))
+        #expect(state["status"] as? String == "in_progress")
+        #expect(state["return_url"] == nil || state["return_url"] is NSNull)
+        #expect(journey("POST", "/steps/profile/profile", #"{"full_name":"Asha Rao","date_of_birth":"1990-01-01"}"#).status == 200)
+        let submitted = journey("POST", "/submit", "")
+        #expect(submitted.status == 200)
+        #expect(f.app.json(submitted)["redirect_url"] is NSNull)
+    }
 }

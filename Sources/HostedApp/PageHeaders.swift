@@ -1,0 +1,28 @@
+import HostedHTTP
+
+/// The security headers of the service's pages. The journey sends its own set; the error
+/// boundary adds the same set to every other HTML response and to everything under `/assets/`
+/// that does not bring stricter ones, so no page (a DigiLocker landing, a 404 rendered as HTML, a
+/// static file) goes out without them.
+enum PageHeaders {
+    /// No inline script, no framing, no referrer, camera for this origin only.
+    static let journey: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
+            + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Permissions-Policy", "camera=(self), microphone=(), geolocation=()"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Cache-Control", "no-store"),
+        ("Cross-Origin-Opener-Policy", "same-origin"),
+    ]
+
+    /// Adds each header of `journey` that `response` does not set itself, when it is an HTML
+    /// page or a file under `/assets/`.
+    static func apply(to response: inout Response, path: String) {
+        let isHTML = response.headers["Content-Type"]?.lowercased().hasPrefix("text/html") == true
+        guard isHTML || path.hasPrefix("/assets/") else { return }
+        for (name, value) in journey where !response.headers.contains(name) {
+            response.headers.add(name, value)
+        }
+    }
+}
