@@ -348,4 +348,23 @@ import Testing
         #expect(submitted.status == 200)
         #expect(f.app.json(submitted)["redirect_url"] is NSNull)
     }
+
+    /// Behind a proxy that appends its own `X-Forwarded-For` line, a spoofed first line used to be
+    /// taken as the client: every request looked like a new address.
+    @Test func repeatedForwardedForLinesAreOneList_readFromTheRight() throws {
+        let f = try SMSFixture(.sqlite)
+        defer { f.app.close() }
+        var statuses: [Int] = []
+        for index in 0..<21 {
+            let id = f.verification(user: "spoof\(index)", mobile: "+14155550\(100 + index)")
+            let response = f.app.request("POST", "/j/\(id)/api/otp", headers: [
+                ("Origin", Self.origin),
+                ("X-Forwarded-For", "10.9.\(index).1, 10.8.\(index).2"),  // what the client sent, different each time
+                ("X-Forwarded-For", "198.51.100.77"),                      // what the trusted proxy appended
+            ], body: #"{"mobile":"+14155550\#(100 + index)"}"#)
+            statuses.append(response.status)
+        }
+        #expect(statuses.prefix(20).allSatisfy { $0 == 202 })
+        #expect(statuses.last == 429)
+    }
 }
