@@ -40,6 +40,23 @@ let package = Package(
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
         .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "hosted", "HostedTestSupport"]),
         .testTarget(name: "HostedImagingTests", dependencies: ["HostedImaging", "HostedTestSupport"]),
+
+        // --- Fuzz targets (libFuzzer): one executable per parser of outside bytes ------------
+        // See docs/fuzzing.md. scripts/fuzz.sh builds them with `--sanitize=fuzzer
+        // -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING` in .build/fuzz; in an ordinary
+        // build each is a small program that replays the files it is given (no libFuzzer).
+        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
+        .executableTarget(name: "fuzz-image", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-image"),
+        .executableTarget(name: "fuzz-imaging", dependencies: ["HostedImaging", "HostedCore", "FuzzSupport"],
+                          path: "Sources/Fuzz/fuzz-imaging"),
+        .executableTarget(name: "fuzz-json", dependencies: ["HostedApp", "HostedCore", "HostedHTTP", "FuzzSupport"],
+                          path: "Sources/Fuzz/fuzz-json"),
+        .executableTarget(name: "fuzz-form", dependencies: ["HostedHTTP", "FuzzSupport"], path: "Sources/Fuzz/fuzz-form"),
+        .executableTarget(name: "fuzz-return-url", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-return-url"),
+        .executableTarget(name: "fuzz-xml", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-xml"),
+        .executableTarget(name: "fuzz-router", dependencies: ["HostedHTTP", "FuzzSupport"], path: "Sources/Fuzz/fuzz-router"),
+        .executableTarget(name: "fuzz-identifiers", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-identifiers"),
+        // --- end of fuzz targets ----------------------------------------------------------
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,13 +15,15 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
      b. swift test
         then, alone, the test that restarts PostgreSQL (reconnect)
      c. swift test --sanitize=thread --scratch-path .build/tsan --filter "$HOSTED_TSAN_FILTER"
-     d. pytest tests/e2e in .build/venv   (only if tests/e2e has test files; installs the
+     d. scripts/fuzz.sh --seconds "$HOSTED_FUZZ_SECONDS" (each libFuzzer target; docs/fuzzing.md)
+     e. pytest tests/e2e in .build/venv   (only if tests/e2e has test files; installs the
                                           Debian chromium, chromium-driver, webkit2gtk-driver and
                                           xvfb the browser tests use; runs under xvfb-run -a)
 
 Environment:
   HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage|DigiLocker)
   HOSTED_TSAN=0       skip the ThreadSanitizer run (local use; CI always runs it)
+  HOSTED_FUZZ_SECONDS seconds per fuzz target (default: 10)
 EOF
 }
 
@@ -81,6 +83,9 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     else
         echo "==> [tsan] skipped (HOSTED_TSAN=0)"
     fi
+
+    # A short libFuzzer pass over every parser of outside bytes (built in .build/fuzz).
+    step fuzz bash scripts/fuzz.sh --seconds "${HOSTED_FUZZ_SECONDS:-10}"
 
     # Hook for end-to-end tests in Python: only runs once test files exist.
     e2e_files=()

@@ -73,7 +73,8 @@ public struct DigiLockerDocument: Codable, Equatable, Sendable {
     /// `YYYY-MM-DD`, `DD-MM-YYYY` or `DD/MM/YYYY` → `YYYY-MM-DD`.
     static func isoDate(_ text: String) -> String? {
         let parts = text.trimmingCharacters(in: .whitespaces).split(whereSeparator: { $0 == "-" || $0 == "/" }).map(String.init)
-        guard parts.count == 3, parts.allSatisfy({ $0.allSatisfy(\.isNumber) }) else { return nil }
+        // ASCII digits only: `Character.isNumber` also takes `١٩٩٠` and `½`.
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }) else { return nil }
         let (year, month, day) = parts[0].count == 4 ? (parts[0], parts[1], parts[2]) : (parts[2], parts[1], parts[0])
         guard year.count == 4, let m = Int(month), let d = Int(day), (1...12).contains(m), (1...31).contains(d) else { return nil }
         return String(format: "%@-%02d-%02d", year, m, d)
@@ -95,12 +96,40 @@ private final class XMLAttributes: NSObject, XMLParserDelegate {
     private var elements: [String: [String: String]] = [:]
 
     static func read(_ bytes: [UInt8]) -> [String: [String: String]]? {
-        let parser = XMLParser(data: Data(bytes))
+        guard let body = parsable(bytes) else { return nil }
+        let parser = XMLParser(data: Data(body))
         parser.shouldResolveExternalEntities = false
         let reader = XMLAttributes()
         parser.delegate = reader
         guard parser.parse() else { return nil }
         return reader.elements
+    }
+
+    /// What may be handed to FoundationXML without bringing the process down, or nil. Found by
+    /// fuzzing (fuzz-xml; Tests/HostedCoreTests/FuzzRegressionTests.swift): libxml2, in the recover
+    /// mode XMLParser uses, passes invalid UTF-8 in element, attribute, comment and processing-
+    /// instruction names through and FoundationXML force-unwraps them as UTF-8 (`<a b\u{FF}="1"/>`
+    /// traps), and it reads a processing instruction's data without a NULL check (`<?pi?>` is a
+    /// SIGSEGV). So the document must be UTF-8 without NUL; the XML declaration is dropped (libxml2
+    /// then reads UTF-8, whatever encoding it named: no UTF-7 or UTF-16 markup slips past these
+    /// checks); and no other `<?` (processing instruction) or `<!DOCTYPE` (whose entities could
+    /// expand to one) may remain. DigiLocker's documents have neither.
+    static func parsable(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        guard !bytes.contains(0), String(bytes: bytes, encoding: .utf8) != nil else { return nil }
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        if body.starts(with: Array("<?xml".utf8)), body.count > 5, [0x20, 0x09, 0x0D, 0x0A].contains(body[body.startIndex + 5]) {
+            guard let end = firstIndex(of: Array("?>".utf8), in: body) else { return nil }
+            body = body[(end + 2)...]
+        }
+        guard firstIndex(of: Array("<?".utf8), in: body) == nil, firstIndex(of: Array("<!DOCTYPE".utf8), in: body) == nil
+        else { return nil }
+        return body
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        return (haystack.startIndex...(haystack.endIndex - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,

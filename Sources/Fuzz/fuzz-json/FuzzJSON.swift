@@ -1,0 +1,67 @@
+import Foundation
+import FuzzSupport
+import HostedApp
+import HostedCore
+import HostedHTTP
+
+// JSONObject(body:) and its accessors, read the way the API routes read them (a verification,
+// a handoff, a workflow with its steps), then the domain rules the routes apply next.
+// Also: JSONText.appendString (the hand-written JSON encoder) must round-trip every string.
+
+func fuzzJSON(_ bytes: [UInt8]) {
+    guard var body = try? JSONObject(body: bytes) else { return }
+    // POST /v1/verifications
+    let userID = body.string("user_id", required: true)
+    let workflowKey = body.string("workflow", required: true)
+    let mobile = body.string("mobile", required: true)
+    let returnURL = body.string("return_url")
+    let metadata = body.stringMap("metadata")
+    // POST /v1/verifications/{id}/handoffs
+    let expiresIn = body.int("expires_in_seconds")
+    // POST /v1/workflows
+    let key = body.string("key")
+    let name = body.string("name")
+    let steps = body.objects("steps", as: StepInput.self, fields: StepInput.fields)
+    _ = try? body.finish()
+
+    var strings = [userID, workflowKey, mobile, returnURL, key, name].compactMap { $0 }
+    if let userID { _ = VerificationRules.isValidUserID(userID) }
+    if let mobile, let normalized = MobileNumber.normalized(mobile) {
+        fuzzCheck(VerificationRules.isValidMobile(normalized), "normalized mobile is not valid: \(normalized)")
+    }
+    if let returnURL { _ = try? ReturnURLPolicy(devMode: false).validate(returnURL) }
+    if let metadata {
+        _ = VerificationRules.metadataErrors(metadata)
+        strings += metadata.keys
+        strings += metadata.values
+    }
+    _ = try? Handoff.lifetime(expiresIn)
+    if let valid = try? Workflow.validate(key: key, name: name, steps: steps) {
+        fuzzCheck(!valid.steps.isEmpty, "a valid workflow without steps")
+        fuzzCheck(Set(valid.steps.map(\.id)).count == valid.steps.count, "duplicate step ids accepted")
+    }
+
+    strings.append(FuzzInput.text(bytes))
+    for text in strings { checkJSONTextRoundTrip(text) }
+}
+
+/// JSONText writes access-log lines and verification objects by hand: what it writes must parse
+/// back to the same string.
+func checkJSONTextRoundTrip(_ text: String) {
+    var line = ""
+    JSONText.appendString(text, to: &line)
+    let parsed = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? String
+    fuzzCheck(parsed == text, "JSONText.appendString does not round-trip: \(Array(text.utf8)) -> \(line)")
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    fuzzJSON(fuzzBytes(data, size))
+    return 0
+}
+
+#if !FUZZING
+@main enum Replay {
+    static func main() { FuzzReplay.main("fuzz-json", fuzzJSON) }
+}
+#endif
