@@ -163,8 +163,9 @@ struct JourneyRoutes {
     /// read from the right: a proxy appends, so only the right-most hops are the proxies' own.
     func clientAddress(_ request: Request) -> String {
         guard trustedProxies.contains(request.peerAddress) else { return request.peerAddress }
-        let hops = request.headers.all("X-Forwarded-For").joined(separator: ",")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let hops = Array(request.headers.all("X-Forwarded-For").joined(separator: ",").utf8)
+            .split(separator: UInt8(ascii: ","))  // bytes, not Characters (see Request.cookie)
+            .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trustedProxies.contains($0) } ?? request.peerAddress
     }
 

@@ -9,12 +9,14 @@ public enum FormURLEncoded {
 
     /// The pairs of a form body or query, decoded; nil when an escape is not valid UTF-8.
     public static func decode(_ bytes: [UInt8]) -> [(name: String, value: String)]? {
-        guard let text = String(bytes: bytes, encoding: .utf8) else { return nil }
+        guard String(bytes: bytes, encoding: .utf8) != nil else { return nil }
         var pairs: [(name: String, value: String)] = []
-        for pair in text.split(separator: "&") where !pair.isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Request.formDecode(String(parts[0])),
-                  let value = Request.formDecode(parts.count > 1 ? String(parts[1]) : "")
+        // Split on the bytes `&` and `=`, not on Characters: a combining mark after either would
+        // make it part of one Character and hide it (a reading no other parser shares).
+        for pair in bytes.split(separator: UInt8(ascii: "&")) where !pair.isEmpty {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Request.formDecode(String(decoding: parts[0], as: UTF8.self)),
+                  let value = Request.formDecode(parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : "")
             else { return nil }
             pairs.append((name, value))
         }

@@ -27,12 +27,18 @@ public struct Request: Sendable {
         query.first { $0.name == name }?.value
     }
 
-    /// The value of the first cookie named `name` in the `Cookie` headers.
+    /// The value of the first cookie named `name` in the `Cookie` headers. Split on the byte `;`,
+    /// never on Characters (a combining or prepended mark would otherwise join two cookies).
     public func cookie(_ name: String) -> String? {
-        for header in headers where header.name.lowercased() == "cookie" {
-            for pair in header.value.split(separator: ";") {
-                let trimmed = pair.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix(name + "=") { return String(trimmed.dropFirst(name.count + 1)) }
+        let prefix = Array((name + "=").utf8)
+        for header in headers where header.name.caseInsensitiveEquals("Cookie") {
+            for pair in Array(header.value.utf8).split(separator: UInt8(ascii: ";")) {
+                let trimmed = pair.drop { $0 == 0x20 || $0 == 0x09 }
+                if trimmed.starts(with: prefix) {
+                    let value = trimmed.dropFirst(prefix.count)
+                    let end = value.lastIndex { $0 != 0x20 && $0 != 0x09 }.map { $0 + 1 } ?? value.startIndex
+                    return String(decoding: value[value.startIndex..<end], as: UTF8.self)
+                }
             }
         }
         return nil
