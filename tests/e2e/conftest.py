@@ -303,6 +303,20 @@ class JourneyServer:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
 
+def stop_server(process: subprocess.Popen, stderr_path: Path) -> None:
+    """SIGTERM, then a bounded wait; a server that does not stop in time is killed and fails the test."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        pytest.fail(f"hosted serve did not exit within {STOP_TIMEOUT:.0f} s of SIGTERM; stderr:\n"
+                    + _tail(stderr_path), pytrace=False)
+
+
 def _free_loopback_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
@@ -368,15 +382,7 @@ def journey_hosted(tmp_path_factory: pytest.TempPathFactory):
                                binary=binary, cli_env=env)
         yield server
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-                pytest.fail(f"hosted serve did not exit within {STOP_TIMEOUT:.0f} s of SIGTERM; stderr:\n"
-                            + _tail(stderr_path), pytrace=False)
+        stop_server(process, stderr_path)
     assert process.returncode == 0, (
         f"hosted serve exited {process.returncode} after SIGTERM; stderr:\n" + _tail(stderr_path)
     )

@@ -52,13 +52,13 @@ import pytest
 import requests
 
 from conftest import (
-    STOP_TIMEOUT,
     _binary,
     _create_account,
     _environment,
     _seed,
     _start_on_fixed_port,
     _tail,
+    stop_server,
     WORKFLOW,
 )
 from hostile_support import (
@@ -175,19 +175,6 @@ class HostileServer:
         return request_bytes(method, target, self.host, headers, body, **options)
 
 
-def _stop(process: subprocess.Popen, stderr_path: Path) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        pytest.fail(f"hosted serve did not exit within {STOP_TIMEOUT:.0f} s of SIGTERM; stderr:\n"
-                    + _tail(stderr_path), pytrace=False)
-
-
 def _postgres_database(env: dict[str, str]) -> tuple[str, str]:
     """Points `env` at a new database on the test PostgreSQL; (admin URL, name), or skips."""
     admin_url = os.environ.get("HOSTED_TEST_POSTGRES_URL")
@@ -239,7 +226,7 @@ def hostile_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
         if server is not None and server.slow_client is not None:
             server.slow_client.close()
         if process is not None:
-            _stop(process, stderr_path)
+            stop_server(process, stderr_path)
         if database is not None:
             drop_database(*database)
     assert process.returncode == 0, f"hosted serve exited {process.returncode} after SIGTERM; stderr:\n" + _tail(stderr_path)
