@@ -53,7 +53,8 @@ public struct Verification: Equatable, Sendable {
     public let userID: String
     public let workflowKey: String
     public let workflowVersion: Int
-    public var status: VerificationStatus
+    /// Changed only through `apply(_:at:)` (VerificationLifecycle.swift).
+    public internal(set) var status: VerificationStatus
     /// E.164; never returned through the API, only its last four digits.
     public var mobile: String
     public var returnURL: String?
@@ -61,18 +62,17 @@ public struct Verification: Equatable, Sendable {
     public var steps: [StepState]
     public let createdAt: Date
     public var updatedAt: Date
-    public var submittedAt: Date?
-    public var decidedAt: Date?
-    public var decision: String?
+    public internal(set) var submittedAt: Date?
+    public internal(set) var decidedAt: Date?
     /// Why it was approved or rejected, as the customer wrote it.
-    public var decisionReason: String?
+    public internal(set) var decisionReason: String?
     /// Bumped by every change: the basis of the ETag.
     public var revision: Int64
 
     public init(id: ObjectID, accountID: ObjectID, userID: String, workflowKey: String, workflowVersion: Int,
                 status: VerificationStatus, mobile: String, returnURL: String?, metadata: [String: String],
                 steps: [StepState], createdAt: Date, updatedAt: Date, submittedAt: Date? = nil,
-                decidedAt: Date? = nil, decision: String? = nil, decisionReason: String? = nil, revision: Int64 = 1) {
+                decidedAt: Date? = nil, decisionReason: String? = nil, revision: Int64 = 1) {
         self.id = id
         self.accountID = accountID
         self.userID = userID
@@ -87,7 +87,6 @@ public struct Verification: Equatable, Sendable {
         self.updatedAt = updatedAt
         self.submittedAt = submittedAt
         self.decidedAt = decidedAt
-        self.decision = decision
         self.decisionReason = decisionReason
         self.revision = revision
     }

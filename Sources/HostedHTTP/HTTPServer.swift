@@ -7,63 +7,8 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `daemon` and `listenSocket` are written only by `start()` and
 /// `shutdown()`, which the owner calls from one thread; the in-flight count and the request-id
-/// sequence are guarded by `lock`; everything else is immutable.
+/// suspended connections are guarded by `lock`; everything else is immutable.
 public final class HTTPServer: @unchecked Sendable {
-    /// Where and how to listen, and the limits that keep one client from holding what it has
-    /// not earned.
-    public struct Configuration: Sendable {
-        /// Numeric IPv4 or IPv6 address to bind, e.g. `127.0.0.1` or `::1`.
-        public var host: String
-        /// Port to bind; 0 picks a free one (see `port` after `start()`).
-        public var port: UInt16
-        /// Worker threads; defaults to the number of cores.
-        public var threads: Int
-        /// Seconds a connection may sit idle (no bytes from the client) before it is closed;
-        /// a connection waiting for a deferred response (a long-poll) is not idle.
-        public var connectionTimeoutSeconds: Int
-        /// Most simultaneous connections.
-        public var connectionLimit: Int
-        /// Most simultaneous connections from one peer address; 0 for no limit (behind a load
-        /// balancer every client has the balancer's address).
-        public var connectionsPerAddress: Int
-        /// Request bodies buffered across all connections at once; past it a body is refused (503).
-        public var maximumBufferedBytes: Int
-        /// Seconds from the request's headers to the last byte of its body; a body still
-        /// trickling in after that has its connection closed.
-        public var requestTimeoutSeconds: Int
-        /// Bytes of request line and headers per connection (libmicrohttpd's connection pool).
-        public var headerMemoryBytes: Int
-
-        public init(host: String = "127.0.0.1", port: UInt16 = 8080,
-                    threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    connectionTimeoutSeconds: Int = 15, connectionLimit: Int = 1000,
-                    connectionsPerAddress: Int = 200, maximumBufferedBytes: Int = 64 << 20,
-                    requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 64 << 10) {
-            self.host = host
-            self.port = port
-            self.threads = threads
-            self.connectionTimeoutSeconds = connectionTimeoutSeconds
-            self.connectionLimit = connectionLimit
-            self.connectionsPerAddress = connectionsPerAddress
-            self.maximumBufferedBytes = maximumBufferedBytes
-            self.requestTimeoutSeconds = requestTimeoutSeconds
-            self.headerMemoryBytes = headerMemoryBytes
-        }
-    }
-
-    /// Why the server could not start.
-    public enum StartError: Error, CustomStringConvertible {
-        case invalidAddress(String)
-        case cannotListen(host: String, port: UInt16)
-
-        public var description: String {
-            switch self {
-            case .invalidAddress(let host): "not a numeric IP address: \(host)"
-            case .cannotListen(let host, let port): "cannot listen on \(host):\(port) (in use, or not permitted)"
-            }
-        }
-    }
-
     public let configuration: Configuration
     let responder: any HTTPResponder
     let log: any ServerLog
@@ -80,6 +25,7 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port: UInt16 = 0
     /// Bytes of request bodies held right now, across all connections.
     public let bodyBudget: BodyBudget
+    private let requestIDs = RequestIDs()
 
     public init(configuration: Configuration, responder: any HTTPResponder, log: any ServerLog = StandardErrorLog()) {
         self.configuration = configuration
@@ -173,76 +119,6 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Bytes of an over-limit chunked body read and dropped before the connection is cut.
     static let maximumDiscardedBytes = 16 << 20
-
-    // MARK: - Per-request state
-
-    /// Everything known about one request while libmicrohttpd calls back for it.
-    fileprivate final class Exchange {
-        /// Where the request is on its way from headers to answer.
-        enum Phase {
-            /// Reading the body (or about to).
-            case receiving
-            /// The body is refused; what arrives is dropped, and `answer` goes out when it ends.
-            case discarding(answer: Response)
-            /// Waiting for a deferred response; calls for it are ignored until it is ready.
-            case waiting
-            /// A response is queued.
-            case answered
-        }
-
-        let request: Request
-        let requestID: String
-        let started: DispatchTime
-        let receivedAt: Date
-        var bodyLimit: Int = Router.defaultBodyLimit
-        var body: [UInt8] = []
-        var phase = Phase.receiving
-        /// Bytes of the server's body budget held for this request, returned when it completes.
-        var reserved = 0
-        var discarded = 0
-        /// Set (under the server's lock) when a deferred response is ready to be sent.
-        var readyResponse: Response?
-        /// The query string did not decode: answered 400 instead of running the responder.
-        var invalidQuery = false
-
-        init(request: Request, requestID: String) {
-            self.request = request
-            self.requestID = requestID
-            self.started = .now()
-            self.receivedAt = Date()
-        }
-
-        var isReceiving: Bool {
-            if case .receiving = phase { true } else { false }
-        }
-    }
-
-    /// A well-formed incoming id is kept (so a proxy's id ties the logs together); anything else is
-    /// replaced by this process's random prefix and a sequence number: unique without a syscall.
-    func requestID(from incoming: String?) -> String {
-        if let incoming, (1...128).contains(incoming.utf8.count),
-           incoming.utf8.allSatisfy({ Self.isIDCharacter($0) }) {
-            return incoming
-        }
-        lock.lock()
-        sequence &+= 1
-        let number = sequence
-        lock.unlock()
-        return requestIDPrefix + String(number, radix: 16)
-    }
-
-    /// 64 random bits per server instance, so ids from several processes never collide.
-    private let requestIDPrefix: String = {
-        var generator = SystemRandomNumberGenerator()
-        let prefix = String(generator.next() as UInt64, radix: 16)
-        return String(repeating: "0", count: 16 - prefix.count) + prefix + "-"
-    }()
-    private var sequence: UInt64 = 0
-
-    private static func isIDCharacter(_ c: UInt8) -> Bool {
-        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
-            || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x3A
-    }
 
     // MARK: - Callbacks
 
@@ -357,21 +233,6 @@ public final class HTTPServer: @unchecked Sendable {
         return nil
     }
 
-    static let invalidQuery = Problem.invalidRequest("The query string must be percent-encoded UTF-8 without NUL characters.",
-                                                     status: 400)
-
-    /// Every request body the server may hold at once is already held.
-    static let busy = Problem(status: 503, code: "server_busy", title: "Service Unavailable",
-                              detail: "The server is receiving too many uploads at once. Please try again.",
-                              headers: [("Retry-After", "2")])
-
-    /// A request whose framing could be read two ways: refused, and its connection closed.
-    static func malformed(_ reason: String) -> Response {
-        var response = Problem(status: 400, code: "malformed_request", title: "Bad Request", detail: reason).response
-        response.headers.add("Connection", "close")
-        return response
-    }
-
     private func begin(connection: OpaquePointer, url: String, method: String, version: String) -> (Exchange, violation: String?) {
         let collected = Collected()
         let box = Unmanaged.passUnretained(collected).toOpaque()
@@ -382,7 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
             ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let request = Request(method: method, path: url, query: collected.query,
                               headers: HTTPHeaders(collected.fields), peerAddress: peer)
-        let exchange = Exchange(request: request, requestID: requestID(from: request.headers["X-Request-Id"]))
+        let exchange = Exchange(request: request, requestID: requestIDs.next(incoming: request.headers["X-Request-Id"]))
         exchange.invalidQuery = collected.invalidQuery
         return (exchange, RequestFraming.violation(version: version, fields: request.headers.fields,
                                                    hidesBytes: hosted_mhd_headers_hide_bytes(connection) != 0))
@@ -472,31 +333,6 @@ public final class HTTPServer: @unchecked Sendable {
         exchange.reserved = 0
         slot.pointee = nil
         adjustInFlight(-1)
-    }
-
-    /// A suspended connection waiting for its deferred response; completes at most once.
-    ///
-    /// `@unchecked Sendable`: `done` is only touched while holding `lock`; the exchange's
-    /// `readyResponse` only under the server's lock; and `MHD_resume_connection` may be called
-    /// from any thread.
-    fileprivate final class Suspended: @unchecked Sendable {
-        let connection: OpaquePointer
-        let exchange: Exchange
-        private let lock = NSLock()
-        private var done = false
-
-        init(connection: OpaquePointer, exchange: Exchange) {
-            self.connection = connection
-            self.exchange = exchange
-        }
-
-        func claim() -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            if done { return false }
-            done = true
-            return true
-        }
     }
 
     /// Headers and query arguments gathered by libmicrohttpd's iterator.

@@ -52,11 +52,6 @@ public enum JSONText {
             text += String(value)
         }
 
-        public mutating func bool(_ name: String, _ value: Bool) {
-            key(name)
-            text += value ? "true" : "false"
-        }
-
         /// A member whose value is already JSON text.
         public mutating func raw(_ name: String, _ json: String) {
             key(name)

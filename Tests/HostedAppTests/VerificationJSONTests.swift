@@ -16,7 +16,7 @@ import Testing
             workflowKey: "kyc_basic", workflowVersion: 3, status: .inProgress, mobile: "+919876543210", returnURL: returnURL,
             metadata: metadata, steps: [StepState(id: "selfie", type: .selfie, completedAt: completed ? now : nil),
                                         StepState(id: "shop", type: .premisesPhotos)],
-            createdAt: now, updatedAt: now.addingTimeInterval(61), submittedAt: nil, decidedAt: nil, decision: nil, revision: 4)
+            createdAt: now, updatedAt: now.addingTimeInterval(61), submittedAt: nil, decidedAt: nil, revision: 4)
     }
 
     @Test(arguments: [

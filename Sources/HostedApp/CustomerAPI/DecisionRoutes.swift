@@ -27,16 +27,9 @@ struct DecisionRoutes {
                 body.addError("reason", "must be at most \(Self.maximumReasonLength) characters")
             }
             try body.finish()
-            let status: VerificationStatus = decision == "approved" ? .approved : .rejected
-            let decided = try verifications.update(accountID: account.id, id: id, at: clock.now()) { verification in
-                guard verification.status == .submitted else {
-                    throw DomainError.conflict(detail: "Only a submitted verification can be decided; this one is \(verification.status.rawValue).",
-                                               code: "verification_not_submitted")
-                }
-                verification.status = status
-                verification.decision = status.rawValue
-                verification.decisionReason = reason
-                verification.decidedAt = clock.now()
+            let now = clock.now()
+            let decided = try verifications.update(accountID: account.id, id: id, at: now) { verification in
+                try verification.apply(.decided(approved: decision == "approved", reason: reason), at: now)
             }
             return try respond(decided, 200)
         })

@@ -114,16 +114,9 @@ struct JourneyService: Sendable {
 
     /// Submits a verification whose every step is complete.
     func submit(_ verification: Verification) throws -> Verification {
-        try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { current in
-            if current.status == .submitted { return }
-            guard current.status.isEditable else {
-                throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: "verification_closed")
-            }
-            guard current.steps.allSatisfy({ $0.completedAt != nil }) else {
-                throw DomainError.conflict(detail: "Complete every step before submitting.", code: "steps_incomplete")
-            }
-            current.status = .submitted
-            current.submittedAt = clock.now()
+        let now = clock.now()
+        return try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current in
+            try current.apply(.submitted, at: now)
         }
     }
 

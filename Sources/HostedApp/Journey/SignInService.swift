@@ -166,7 +166,7 @@ struct SignInService: Sendable {
                                 at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime))
         if verification.status == .created {
             _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current in
-                if current.status == .created { current.status = .inProgress }
+                try current.apply(.signedIn, at: now)
             }
         }
         return token

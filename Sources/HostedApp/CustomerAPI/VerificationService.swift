@@ -67,10 +67,9 @@ struct VerificationService: Sendable {
 
     /// Cancels; already-canceled is answered as is, a decided or expired one is refused.
     func cancel(accountID: ObjectID, id: ObjectID) throws -> Verification {
-        try verifications.update(accountID: accountID, id: id, at: clock.now()) { verification in
-            if verification.status == .canceled { return }
-            guard !verification.status.isClosed else { throw Self.closed(verification, action: "canceled") }
-            verification.status = .canceled
+        let now = clock.now()
+        return try verifications.update(accountID: accountID, id: id, at: now) { verification in
+            try verification.apply(.canceled, at: now)
         }
     }
 

@@ -123,7 +123,7 @@ public struct VerificationStore: Sendable {
                 .date(verification.updatedAt), .date(verification.submittedAt), .date(verification.decidedAt),
                 .optionalText(verification.decision), .integer(verification.revision),
                 .optionalText(verification.decisionReason))
-            if verification.status.isClosed && !before.status.isClosed {
+            if verification.closesJourney(from: before) {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
                 try connection.query("UPDATE handoffs SET revoked_at = $2 WHERE verification_id = $1 AND revoked_at IS NULL",
                                      .text(id.rawValue), .date(time))
@@ -159,7 +159,7 @@ public struct VerificationStore: Sendable {
             steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps"),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
-            decision: try row.optionalString("decision"), decisionReason: try row.optionalString("decision_reason"),
+            decisionReason: try row.optionalString("decision_reason"),
             revision: try row.int("revision"))
     }
 }

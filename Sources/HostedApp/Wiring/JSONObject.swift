@@ -26,8 +26,6 @@ public struct JSONObject {
         values = object
     }
 
-    var isEmpty: Bool { values.isEmpty }
-
     public mutating func string(_ key: String, required: Bool = false) -> String? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else {

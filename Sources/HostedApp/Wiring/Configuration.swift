@@ -233,8 +233,8 @@ public struct Configuration: Sendable {
     static func defaultPublicDirectory() -> URL {
         let local = URL(fileURLWithPath: "public", isDirectory: true)
         if FileManager.default.fileExists(atPath: local.path) { return local }
-        // The source tree's public/ (…/Sources/HostedApp/Configuration.swift → …/public).
+        // The source tree's public/ (…/Sources/HostedApp/Wiring/Configuration.swift → …/public).
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("public", isDirectory: true)
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("public", isDirectory: true)
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+
+extension HTTPServer {
+    /// Where and how to listen, and the limits that keep one client from holding what it has
+    /// not earned.
+    public struct Configuration: Sendable {
+        /// Numeric IPv4 or IPv6 address to bind, e.g. `127.0.0.1` or `::1`.
+        public var host: String
+        /// Port to bind; 0 picks a free one (see `port` after `start()`).
+        public var port: UInt16
+        /// Worker threads; defaults to the number of cores.
+        public var threads: Int
+        /// Seconds a connection may sit idle (no bytes from the client) before it is closed;
+        /// a connection waiting for a deferred response (a long-poll) is not idle.
+        public var connectionTimeoutSeconds: Int
+        /// Most simultaneous connections.
+        public var connectionLimit: Int
+        /// Most simultaneous connections from one peer address; 0 for no limit (behind a load
+        /// balancer every client has the balancer's address).
+        public var connectionsPerAddress: Int
+        /// Request bodies buffered across all connections at once; past it a body is refused (503).
+        public var maximumBufferedBytes: Int
+        /// Seconds from the request's headers to the last byte of its body; a body still
+        /// trickling in after that has its connection closed.
+        public var requestTimeoutSeconds: Int
+        /// Bytes of request line and headers per connection (libmicrohttpd's connection pool).
+        public var headerMemoryBytes: Int
+
+        public init(host: String = "127.0.0.1", port: UInt16 = 8080,
+                    threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                    connectionTimeoutSeconds: Int = 15, connectionLimit: Int = 1000,
+                    connectionsPerAddress: Int = 200, maximumBufferedBytes: Int = 64 << 20,
+                    requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 64 << 10) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.connectionLimit = connectionLimit
+            self.connectionsPerAddress = connectionsPerAddress
+            self.maximumBufferedBytes = maximumBufferedBytes
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.headerMemoryBytes = headerMemoryBytes
+        }
+    }
+
+    /// Why the server could not start.
+    public enum StartError: Error, CustomStringConvertible {
+        case invalidAddress(String)
+        case cannotListen(host: String, port: UInt16)
+
+        public var description: String {
+            switch self {
+            case .invalidAddress(let host): "not a numeric IP address: \(host)"
+            case .cannotListen(let host, let port): "cannot listen on \(host):\(port) (in use, or not permitted)"
+            }
+        }
+    }
+}

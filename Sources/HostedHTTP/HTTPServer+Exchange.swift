@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+
+extension HTTPServer {
+    // MARK: - Per-request state
+
+    /// Everything known about one request while libmicrohttpd calls back for it.
+    final class Exchange {
+        /// Where the request is on its way from headers to answer.
+        enum Phase {
+            /// Reading the body (or about to).
+            case receiving
+            /// The body is refused; what arrives is dropped, and `answer` goes out when it ends.
+            case discarding(answer: Response)
+            /// Waiting for a deferred response; calls for it are ignored until it is ready.
+            case waiting
+            /// A response is queued.
+            case answered
+        }
+
+        let request: Request
+        let requestID: String
+        let started: DispatchTime
+        let receivedAt: Date
+        var bodyLimit: Int = Router.defaultBodyLimit
+        var body: [UInt8] = []
+        var phase = Phase.receiving
+        /// Bytes of the server's body budget held for this request, returned when it completes.
+        var reserved = 0
+        var discarded = 0
+        /// Set (under the server's lock) when a deferred response is ready to be sent.
+        var readyResponse: Response?
+        /// The query string did not decode: answered 400 instead of running the responder.
+        var invalidQuery = false
+
+        init(request: Request, requestID: String) {
+            self.request = request
+            self.requestID = requestID
+            self.started = .now()
+            self.receivedAt = Date()
+        }
+
+        var isReceiving: Bool {
+            if case .receiving = phase { true } else { false }
+        }
+    }
+
+    /// A suspended connection waiting for its deferred response; completes at most once.
+    ///
+    /// `@unchecked Sendable`: `done` is only touched while holding `lock`; the exchange's
+    /// `readyResponse` only under the server's lock; and `MHD_resume_connection` may be called
+    /// from any thread.
+    final class Suspended: @unchecked Sendable {
+        let connection: OpaquePointer
+        let exchange: Exchange
+        private let lock = NSLock()
+        private var done = false
+
+        init(connection: OpaquePointer, exchange: Exchange) {
+            self.connection = connection
+            self.exchange = exchange
+        }
+
+        func claim() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            if done { return false }
+            done = true
+            return true
+        }
+    }
+}
