@@ -6,10 +6,13 @@ public struct Problem: Error, Sendable, Equatable {
     public struct FieldIssue: Codable, Sendable, Equatable {
         public let field: String
         public let message: String
+        /// A stable reason a page can translate; `invalid` when nothing more precise applies.
+        public let code: String
 
-        public init(field: String, message: String) {
+        public init(field: String, message: String, code: String = "invalid") {
             self.field = field
             self.message = message
+            self.code = code
         }
     }
 

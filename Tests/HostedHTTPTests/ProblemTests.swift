@@ -9,7 +9,7 @@ import Testing
 
     @Test func rendersRFC9457Members() throws {
         let problem = Problem.invalidRequest("user_id is malformed.",
-                                             errors: [.init(field: "user_id", message: "must match [A-Za-z0-9._:@-]")])
+                                             errors: [.init(field: "user_id", message: "must match [A-Za-z0-9._:@-]", code: "invalid")])
         let response = problem.response
         #expect(response.status == 422)
         #expect(response.headers["Content-Type"] == "application/problem+json")
@@ -20,7 +20,7 @@ import Testing
         #expect(body["detail"] as? String == "user_id is malformed.")
         #expect(body["code"] as? String == "invalid_request")
         let errors = try #require(body["errors"] as? [[String: String]])
-        #expect(errors == [["field": "user_id", "message": "must match [A-Za-z0-9._:@-]"]])
+        #expect(errors == [["field": "user_id", "message": "must match [A-Za-z0-9._:@-]", "code": "invalid"]])
     }
 
     @Test func omitsEmptyErrorsAndCarriesHeaders() throws {

@@ -27,7 +27,7 @@ struct VerificationService: Sendable {
             errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters, none of them a control character"))
         }
         if let mobile = input.mobile, !VerificationRules.isValidMobile(mobile) {
-            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210"))
+            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
         }
         errors += VerificationRules.metadataErrors(input.metadata ?? [:])
         var workflow: Workflow?
@@ -52,7 +52,7 @@ struct VerificationService: Sendable {
     func update(accountID: ObjectID, id: ObjectID, mobile: String?, returnURL: String??, metadata: [String: String]?) throws -> Verification {
         var errors: [FieldError] = []
         if let mobile, !VerificationRules.isValidMobile(mobile) {
-            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210"))
+            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
         }
         if let metadata { errors += VerificationRules.metadataErrors(metadata) }
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The update is not valid.", errors: errors) }

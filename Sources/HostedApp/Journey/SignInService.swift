@@ -104,7 +104,7 @@ struct SignInService: Sendable {
     func requestCode(verificationID: ObjectID, mobile text: String, clientAddress: String) throws -> CodeRequest {
         guard let mobile = MobileNumber.normalized(text) else {
             throw DomainError.invalidRequest(detail: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
-                                             errors: [FieldError(field: "mobile", message: "must be a number with its country code")])
+                                             errors: [FieldError(field: "mobile", message: "must be a number with its country code", code: "mobile_invalid")])
         }
         guard sender.isConfigured else { return .unavailable }
         let now = clock.now()

@@ -29,15 +29,15 @@ public struct JSONObject {
     public mutating func string(_ key: String, required: Bool = false) -> String? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else {
-            if required { errors.append(FieldError(field: key, message: "is required")) }
+            if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
             return nil
         }
         guard let text = raw as? String, !Self.isNumberOrBool(raw) else {
-            errors.append(FieldError(field: key, message: "must be a string"))
+            errors.append(FieldError(field: key, message: "must be a string", code: "wrong_type"))
             return nil
         }
         guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
-            errors.append(FieldError(field: key, message: "must not contain NUL characters"))
+            errors.append(FieldError(field: key, message: "must not contain NUL characters", code: "invalid"))
             return nil
         }
         return text
@@ -47,7 +47,7 @@ public struct JSONObject {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let number = raw as? NSNumber, !Self.isBool(raw), let value = Int(exactly: number.doubleValue) else {
-            errors.append(FieldError(field: key, message: "must be an integer"))
+            errors.append(FieldError(field: key, message: "must be an integer", code: "wrong_type"))
             return nil
         }
         return value
@@ -58,13 +58,13 @@ public struct JSONObject {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let object = raw as? [String: Any] else {
-            errors.append(FieldError(field: key, message: "must be an object of strings"))
+            errors.append(FieldError(field: key, message: "must be an object of strings", code: "wrong_type"))
             return nil
         }
         var result: [String: String] = [:]
         for (name, value) in object {
             guard let text = value as? String, !Self.isNumberOrBool(value), !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
-                errors.append(FieldError(field: "\(key).\(name)", message: "must be a string"))
+                errors.append(FieldError(field: "\(key).\(name)", message: "must be a string", code: "wrong_type"))
                 continue
             }
             result[name] = text
@@ -77,20 +77,20 @@ public struct JSONObject {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
         guard let array = raw as? [Any] else {
-            errors.append(FieldError(field: key, message: "must be an array"))
+            errors.append(FieldError(field: key, message: "must be an array", code: "wrong_type"))
             return nil
         }
         var result: [T] = []
         for (index, element) in array.enumerated() {
             if let object = element as? [String: Any] {
                 for name in object.keys.sorted() where !fields.contains(name) {
-                    errors.append(FieldError(field: "\(key)[\(index)].\(name)", message: "is not a known field"))
+                    errors.append(FieldError(field: "\(key)[\(index)].\(name)", message: "is not a known field", code: "unknown_field"))
                 }
             }
             guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element),
                   let decoded = try? JSONDecoder().decode(T.self, from: data)
             else {
-                errors.append(FieldError(field: "\(key)[\(index)]", message: "is not a valid object"))
+                errors.append(FieldError(field: "\(key)[\(index)]", message: "is not a valid object", code: "wrong_type"))
                 continue
             }
             result.append(decoded)
@@ -104,7 +104,7 @@ public struct JSONObject {
 
     /// Throws every collected error, plus one per unknown field.
     public func finish(detail: String = "The request has invalid fields.") throws {
-        let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field") }
+        let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field", code: "unknown_field") }
         let all = errors + unknown
         guard all.isEmpty else { throw DomainError.invalidRequest(detail: detail, errors: all) }
     }

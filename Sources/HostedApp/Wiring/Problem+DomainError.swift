@@ -11,7 +11,7 @@ extension Problem {
         case .notFound(let what):
             self = .notFound("No such \(what).")
         case .invalidRequest(let detail, let errors, let code):
-            self = .invalidRequest(detail, errors: errors.map { FieldIssue(field: $0.field, message: $0.message) }, code: code)
+            self = .invalidRequest(detail, errors: errors.map { FieldIssue(field: $0.field, message: $0.message, code: $0.code) }, code: code)
         case .conflict(let detail, let code):
             self = Problem(status: 409, code: code, title: "Conflict", detail: detail)
         }
