@@ -33,8 +33,8 @@ import Testing
 
     func withServer(_ body: (HTTPServer, MemoryLog) throws -> Void) throws {
         let log = MemoryLog()
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, connectionLimit: 1000,
-                                                     connectionsPerAddress: 0),
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, connectionTimeoutSeconds: 60,
+                                                     connectionLimit: 1000, connectionsPerAddress: 0),
                                 responder: Self.makeRouter(), log: log)
         try server.start()
         defer { server.shutdown(gracePeriod: 1) }

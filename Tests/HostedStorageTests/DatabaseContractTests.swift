@@ -116,7 +116,7 @@ import Testing
             for pid in pids { try killer.query("SELECT pg_terminate_backend($1::int)", .integer(pid)) }
             // A failover is over once its server processes are gone: from then on the pool's
             // stale connections read end-of-file and are replaced before use.
-            for _ in 0..<100 {
+            for _ in 0..<250 {
                 let left = try killer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])",
                                             .text("{" + pids.map(String.init).joined(separator: ",") + "}"))
                 if try left[0].int("n") == 0 { break }
