@@ -1,17 +1,43 @@
 import Foundation
 
-/// Per-request facts every handler may use.
+/// Per-request facts every handler may use, and what middleware learned on the way (the
+/// authenticated account, the journey session), stored under typed keys.
 public struct RequestContext: Sendable {
     /// Echoed as `X-Request-Id` and written to the access log.
     public let requestID: String
     public let receivedAt: Date
     /// Path parameters bound by the router, percent-decoded.
     public var parameters: [String: String]
+    /// Error lines written through it carry this request's id.
+    public let log: RequestLog
+    private var values: [ObjectIdentifier: any Sendable] = [:]
 
-    public init(requestID: String, receivedAt: Date = Date(), parameters: [String: String] = [:]) {
+    public init(requestID: String, receivedAt: Date = Date(), parameters: [String: String] = [:], log: (any ServerLog)? = nil) {
         self.requestID = requestID
         self.receivedAt = receivedAt
         self.parameters = parameters
+        self.log = RequestLog(requestID: requestID, sink: log)
+    }
+
+    /// What a middleware stored under `key`, or nil.
+    public subscript<Key: ContextKey>(_ key: Key.Type) -> Key.Value? {
+        get { values[ObjectIdentifier(key)] as? Key.Value }
+        set { values[ObjectIdentifier(key)] = newValue }
+    }
+}
+
+/// A typed slot in `RequestContext`, e.g. `enum AuthenticatedAccount: ContextKey { typealias Value = Account }`.
+public protocol ContextKey {
+    associatedtype Value: Sendable
+}
+
+/// The request's view of the server log: every line names the request.
+public struct RequestLog: Sendable {
+    public let requestID: String
+    let sink: (any ServerLog)?
+
+    public func error(_ message: String) {
+        sink?.error(message, requestID: requestID)
     }
 }
 

@@ -216,7 +216,7 @@ public final class HTTPServer: @unchecked Sendable {
         let headers = exchange.request.headers
         let declared = headers["Content-Length"].flatMap { Int($0.trimmedASCIIWhitespace) }
         guard declared.map({ $0 > 0 }) ?? headers.contains("Transfer-Encoding") else { return nil }
-        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt)
+        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
         do {
             exchange.bodyLimit = try responder.admit(exchange.request, context: context)
         } catch let problem as Problem {
@@ -251,7 +251,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
     private func respond(to request: Request, exchange: Exchange) -> Response {
-        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt)
+        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
         do {
             return try responder.respond(to: request, context: context)
         } catch let problem as Problem {

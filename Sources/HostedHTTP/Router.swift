@@ -22,25 +22,36 @@ public struct Router: HTTPResponder {
     /// Collects routes, then builds the immutable router.
     public struct Builder {
         var routes: [Route] = []
-        /// The admission of the group being registered (see `group(admit:_:)`).
-        var admission: Admission?
+        /// The middleware of the groups being registered, outermost first.
+        var middleware: [any Middleware] = []
 
         public init() {}
 
+        /// Adds a route; the middleware of the enclosing groups runs around `handler`, and their
+        /// `admit` decides in the header phase whether a body for it is read at all.
         public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
-                                 admit: Admission? = nil, _ handler: @escaping RouteHandler) {
+                                 _ handler: @escaping RouteHandler) {
+            let chain = middleware
+            var wrapped: RouteHandler = handler
+            for layer in chain.reversed() {
+                let next = wrapped
+                wrapped = { @Sendable request, context in try layer.handle(request, context: context, next: next) }
+            }
+            var admission: Admission?
+            if !chain.isEmpty {
+                admission = { @Sendable request, context in
+                    for layer in chain { try layer.admit(request, context: context) }
+                }
+            }
             routes.append(Route(method: method, segments: Router.parse(pattern), bodyLimit: bodyLimit,
-                                admission: admit ?? admission, handler: handler))
+                                admission: admission, handler: wrapped))
         }
 
-        /// Registers routes whose bodies are admitted only when `admit` passes (a route's own
-        /// `admit:` takes precedence). The handlers still authenticate: admission only decides
-        /// whether a body is worth reading.
-        public mutating func group(admit: @escaping Admission, _ register: (inout Builder) -> Void) {
-            let outer = admission
-            admission = admit
+        /// Registers routes behind `layer` (inside any enclosing group's middleware).
+        public mutating func group(_ layer: any Middleware, _ register: (inout Builder) -> Void) {
+            middleware.append(layer)
             register(&self)
-            admission = outer
+            middleware.removeLast()
         }
 
         public func build() -> Router { Router(routes: routes) }

@@ -13,9 +13,7 @@ import Testing
         var routes = Router.Builder()
         routes.add("GET", "/hello") { _, _ in Response(status: 200, body: Array("hello".utf8)) }
         routes.add("POST", "/echo", bodyLimit: 4 << 20) { request, _ in Response(status: 200, body: Array("\(request.body.count)".utf8)) }
-        routes.group(admit: { request, _ in
-            guard request.headers["Authorization"] == "Bearer right" else { throw Problem.unauthorized("No.") }
-        }) { routes in
+        routes.group(RequireRightBearer()) { routes in
             routes.add("POST", "/private", bodyLimit: 8 << 20) { request, _ in Response(status: 200, body: Array("\(request.body.count)".utf8)) }
         }
         return routes.build()
@@ -186,6 +184,18 @@ import Testing
             #expect(connection.isClosedByPeer())
             #expect(Date().timeIntervalSince(started) < 5)
         }
+    }
+}
+
+/// Lets through only `Authorization: Bearer right`, in the header phase and before the handler.
+struct RequireRightBearer: Middleware {
+    func admit(_ request: Request, context: RequestContext) throws {
+        guard request.headers["Authorization"] == "Bearer right" else { throw Problem.unauthorized("No.") }
+    }
+
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+        try admit(request, context: context)
+        return try next(request, context)
     }
 }
 

@@ -71,3 +71,54 @@ import Testing
         #expect(router.bodyLimit(method: "POST", path: "/nowhere") == Router.defaultBodyLimit)
     }
 }
+
+/// Middleware runs around the handlers of its group, outermost first, and passes what it learns
+/// through the context; its `admit` is the route's header-phase check.
+@Suite struct MiddlewareTests {
+    enum Trail: ContextKey { typealias Value = [String] }
+
+    struct Mark: Middleware {
+        let name: String
+        let refuse: Bool
+
+        func admit(_ request: Request, context: RequestContext) throws {
+            if refuse { throw Problem.unauthorized("\(name) refuses") }
+        }
+
+        func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+            try admit(request, context: context)
+            var context = context
+            context[Trail.self] = (context[Trail.self] ?? []) + [name]
+            return try next(request, context)
+        }
+    }
+
+    static let router: Router = {
+        var routes = Router.Builder()
+        let trail: RouteHandler = { _, context in Response(status: 200, body: Array((context[Trail.self] ?? []).joined(separator: ">").utf8)) }
+        routes.group(Mark(name: "outer", refuse: false)) { routes in
+            routes.group(Mark(name: "inner", refuse: false)) { routes in routes.add("GET", "/both", trail) }
+            routes.add("GET", "/outer", trail)
+        }
+        routes.group(Mark(name: "gate", refuse: true)) { routes in routes.add("POST", "/closed", trail) }
+        routes.add("GET", "/none", trail)
+        return routes.build()
+    }()
+
+    func text(_ path: String, _ method: String = "GET") throws -> String {
+        String(decoding: try Self.router.respond(to: Request(method: method, path: path), context: RequestContext(requestID: "t")).body, as: UTF8.self)
+    }
+
+    @Test func runsOutermostFirstAndOnlyForItsGroup() throws {
+        #expect(try text("/both") == "outer>inner")
+        #expect(try text("/outer") == "outer")
+        #expect(try text("/none") == "")
+    }
+
+    @Test func refusesInTheHeaderPhaseAndBeforeTheHandler() {
+        let context = RequestContext(requestID: "t")
+        #expect(throws: Problem.self) { try Self.router.admit(Request(method: "POST", path: "/closed"), context: context) }
+        #expect(throws: Problem.self) { try Self.router.respond(to: Request(method: "POST", path: "/closed"), context: context) }
+        #expect((try? Self.router.admit(Request(method: "GET", path: "/both"), context: context)) == Router.defaultBodyLimit)
+    }
+}

@@ -4,26 +4,18 @@ import HostedCrypto
 import HostedHTTP
 import HostedStorage
 
-/// Wrappers every customer-API route goes through: API-key authentication, and for POSTs the
-/// `Idempotency-Key` protocol (replay, 422 on a different body, 409 while in flight).
+/// Wrappers of the customer-API handlers, inside `APIKeyAuthentication`: the handler gets the
+/// authenticated account, and for POSTs the `Idempotency-Key` protocol runs around it (replay,
+/// 422 on a different body, 409 while in flight).
 struct APIGuards: Sendable {
-    let accounts: AccountService
     let idempotency: IdempotencyStore
     let clock: any WallClock
 
     typealias Handler = @Sendable (Request, RequestContext, Account) throws -> Response
 
-    /// The header-phase check of every customer-API route: a body is read only for a live key.
-    var admission: Admission {
-        { [accounts] request, _ in _ = try accounts.authenticate(authorization: request.headers["Authorization"]) }
-    }
-
-    /// Authenticates, then runs `handler` with the key's account.
+    /// Runs `handler` with the account `APIKeyAuthentication` put into the context.
     func authenticated(_ handler: @escaping Handler) -> RouteHandler {
-        { request, context in
-            let account = try accounts.authenticate(authorization: request.headers["Authorization"])
-            return try handler(request, context, account)
-        }
+        { request, context in try handler(request, context, try context.account()) }
     }
 
     /// How a route whose response carries a secret is replayed: the stored record holds no

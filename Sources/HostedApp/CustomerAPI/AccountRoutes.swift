@@ -3,7 +3,6 @@ import HostedHTTP
 
 /// `GET /v1/account`: the account the presented API key belongs to.
 struct AccountRoutes {
-    let accounts: AccountService
 
     private struct AccountBody: Encodable {
         let object = "account"
@@ -12,8 +11,8 @@ struct AccountRoutes {
     }
 
     func register(in routes: inout Router.Builder) {
-        routes.add("GET", "/v1/account") { request, _ in
-            let account = try accounts.authenticate(authorization: request.headers["Authorization"])
+        routes.add("GET", "/v1/account") { _, context in
+            let account = try context.account()
             return try .json(AccountBody(id: account.id.rawValue, name: account.name))
         }
     }

@@ -6,16 +6,19 @@ import HostedHTTP
 /// `GET /journey/digilocker/callback`. The journey's session cookie is scoped to `/j/{id}`, so the
 /// callback is bound to the browser by its own nonce cookie, scoped to the callback's path.
 struct DigiLockerRoutes {
-    let journey: JourneyRoutes
     let service: DigiLockerService
+    /// For failures of the deferred callback (each line carries its request id).
+    let log: any ServerLog
+    /// Builds the journey's cookies (the nonce cookie has their attributes).
+    let cookies: JourneyRoutes
     let publicURL: URL
 
     static let nonceCookie = "hosted_digilocker"
 
-    func register(in routes: inout Router.Builder) {
+    /// The signed-in call (inside the journey's origin and session middleware).
+    func registerStart(in routes: inout Router.Builder) {
         routes.add("POST", "/j/{id}/api/digilocker/start", bodyLimit: 4096) { request, context in
-            try journey.requireSameOrigin(request)
-            let (_, verification) = try journey.signedInVerification(request, context)
+            let (_, verification) = try context.journey()
             var stepID: String?
             var language: String?
             if !request.body.isEmpty {
@@ -28,19 +31,23 @@ struct DigiLockerRoutes {
                 throw DomainError.invalidRequest(detail: "The request has invalid fields.",
                                                  errors: [FieldError(field: "lang", message: "must be en or hi")])
             }
-            let (url, nonce) = try service.start(verification, stepID: stepID, language: language)
+            let (url, nonce) = try service.start(verification, stepID: stepID, language: language, log: context.log)
             var response = try Response.json(["authorize_url": url])
             response.headers.add("Set-Cookie", nonceCookie(nonce, maxAge: Int(DigiLockerService.stateLifetime)))
             response.headers.add("Cache-Control", "no-store")
             return response
         }
+    }
+
+    /// The provider's way back (no journey session reaches it: its cookie is scoped to `/j/{id}`).
+    func registerCallback(in routes: inout Router.Builder) {
         // The code exchange and document calls may take seconds: they run on a queue of their
         // own while the connection is suspended, so no HTTP worker waits on DigiLocker (and in
         // dev mode the simulator, served by these same workers, can answer).
         routes.add("GET", DigiLockerEndpoints.callbackPath) { request, context in
             .deferred { complete in
                 Self.roundTrips.async {
-                    complete(ErrorBoundary.protect(log: service.log, requestID: context.requestID) { try callback(request) })
+                    complete(ErrorBoundary.protect(log: log, requestID: context.requestID) { try callback(request, log: context.log) })
                 }
             }
         }
@@ -48,9 +55,9 @@ struct DigiLockerRoutes {
 
     private static let roundTrips = DispatchQueue(label: "hosted.digilocker.callbacks", attributes: .concurrent)
 
-    private func callback(_ request: Request) throws -> Response {
+    private func callback(_ request: Request, log: RequestLog) throws -> Response {
         let outcome = try service.finish(state: request.queryValue("state"), nonce: request.cookie(Self.nonceCookie),
-                                         code: request.queryValue("code"), error: request.queryValue("error"))
+                                         code: request.queryValue("code"), error: request.queryValue("error"), log: log)
         var headers = HTTPHeaders([("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
                                    ("X-Content-Type-Options", "nosniff")])
         switch outcome {
@@ -79,6 +86,6 @@ struct DigiLockerRoutes {
         """
 
     private func nonceCookie(_ value: String, maxAge: Int) -> String {
-        journey.cookie(Self.nonceCookie, value: value, path: DigiLockerEndpoints.callbackPath, maxAge: maxAge)
+        cookies.cookie(Self.nonceCookie, value: value, path: DigiLockerEndpoints.callbackPath, maxAge: maxAge)
     }
 }

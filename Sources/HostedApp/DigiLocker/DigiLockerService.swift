@@ -16,7 +16,6 @@ struct DigiLockerService: Sendable {
     let key: SecretKey
     let clock: any WallClock
     let random: any RandomSource
-    let log: any ServerLog
 
     /// How long the user has to consent and come back.
     static let stateLifetime: TimeInterval = 600
@@ -53,9 +52,9 @@ struct DigiLockerService: Sendable {
 
     /// Starts a round trip for the step (or the first pending DigiLocker step); returns the consent
     /// URL and the nonce for this browser's cookie.
-    func start(_ verification: Verification, stepID requested: String?, language: String?) throws -> (authorizeURL: String, nonce: String) {
+    func start(_ verification: Verification, stepID requested: String?, language: String?, log: RequestLog) throws -> (authorizeURL: String, nonce: String) {
         guard let provider else {
-            log.error("DigiLocker step started but DigiLocker is not configured (HOSTED_DIGILOCKER_*)", requestID: nil)
+            log.error("DigiLocker step started but DigiLocker is not configured (HOSTED_DIGILOCKER_*)")
             throw Problem(status: 503, code: "digilocker_unavailable", title: "Service Unavailable",
                           detail: "DigiLocker cannot be reached from here just now. Please try again later.")
         }
@@ -88,7 +87,7 @@ struct DigiLockerService: Sendable {
 
     /// Handles the provider's redirect back. Only the browser that started the round trip, once,
     /// within the state's lifetime, gets the step completed.
-    func finish(state text: String?, nonce: String?, code: String?, error: String?) throws -> Outcome {
+    func finish(state text: String?, nonce: String?, code: String?, error: String?, log: RequestLog) throws -> Outcome {
         guard let text, let state = BearerSecret(presented: text) else { return .rejected }
         let stateHash = Digest.sha256Hex(state.value)
         guard let issuedFor = try store.target(stateHash: stateHash) else { return .rejected }
@@ -106,9 +105,9 @@ struct DigiLockerService: Sendable {
             let requested = try journey.definition(of: target.stepID, in: verification).documents ?? ["aadhaar"]
             let documents = try fetchDocuments(requested, provider: provider, code: code, stateValue: state.value)
             return back(complete(verification, stepID: target.stepID,
-                                 documents: try documents.map { Array(try JSONCoding.encoder.encode($0)) }))
+                                 documents: try documents.map { Array(try JSONCoding.encoder.encode($0)) }, log: log))
         } catch let failure as DigiLockerProvider.Failure {
-            log.error("DigiLocker round trip for \(target.verificationID) failed: \(failure)", requestID: nil)
+            log.error("DigiLocker round trip for \(target.verificationID) failed: \(failure)")
             return back(failure.missingDocument == nil ? .failed : .missing)
         }
     }
@@ -136,7 +135,7 @@ struct DigiLockerService: Sendable {
 
     /// Stores each document as a JSON artifact and completes the step, in one transaction; a
     /// setback if the store failed.
-    private func complete(_ verification: Verification, stepID: String, documents contents: [[UInt8]]) -> Setback? {
+    private func complete(_ verification: Verification, stepID: String, documents contents: [[UInt8]], log: RequestLog) -> Setback? {
         do {
             _ = try journey.changeStep(verification, stepID) { step, current, connection in
                 step.artifacts = []
@@ -150,9 +149,9 @@ struct DigiLockerService: Sendable {
             }
         } catch let error as DomainError {
             // Closed meanwhile, or completed by another tab's round trip: the journey shows which.
-            log.error("DigiLocker documents for \(verification.id) not stored: \(error)", requestID: nil)
+            log.error("DigiLocker documents for \(verification.id) not stored: \(error)")
         } catch {
-            log.error("DigiLocker documents for \(verification.id) not stored: \(String(reflecting: error))", requestID: nil)
+            log.error("DigiLocker documents for \(verification.id) not stored: \(String(reflecting: error))")
             return .failed
         }
         return nil

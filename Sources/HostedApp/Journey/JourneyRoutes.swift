@@ -13,7 +13,7 @@ struct JourneyRoutes {
     let trustedProxies: Set<String>
     let returnURLs: ReturnURLRegistry
 
-    static let cookieName = "hosted_session"
+    static let cookieName = JourneySessionAuthentication.cookieName
 
     func register(in routes: inout Router.Builder) {
         // The same page for every id, valid or not, and never a redirect: the fragment stays put.
@@ -21,9 +21,29 @@ struct JourneyRoutes {
             try files.response(for: publicDirectory.appendingPathComponent("journey.html"), request: request,
                                extraHeaders: PageHeaders.journey)
         }
-        routes.add("POST", "/j/{id}/api/session", bodyLimit: 4096, admit: sameOrigin) { request, context in
+        // Sign-in calls: only from the journey's own origin (checked before their body is read).
+        routes.group(SameOrigin(publicURL: publicURL)) { routes in registerSignIn(in: &routes) }
+        // Signed in: the page asks for the journey's state.
+        routes.group(JourneySessionAuthentication(signIn: signIn)) { routes in
+            routes.add("GET", "/j/{id}/api/state") { _, context in
+                let (session, verification) = try context.journey()
+                return try journeyState(verification, session)
+            }
+        }
+        // Without a session: only submitted and closed states are told, so a returning user
+        // sees where things stand instead of a sign-in that can no longer lead anywhere.
+        routes.add("GET", "/j/{id}/api/status") { _, context in
             let id = try journeyID(context)
-            try requireSameOrigin(request)
+            guard let verification = try signIn.verifications.verification(id: id),
+                  verification.status == .submitted || verification.status.isClosed
+            else { throw Self.signInRequired }
+            return try .json(["status": verification.status.rawValue])
+        }
+    }
+
+    private func registerSignIn(in routes: inout Router.Builder) {
+        routes.add("POST", "/j/{id}/api/session", bodyLimit: 4096) { request, context in
+            let id = try journeyID(context)
             var body = try JSONObject(body: request.body)
             let secret = body.string("handoff", required: true)
             try body.finish()
@@ -32,9 +52,8 @@ struct JourneyRoutes {
             }
             return try signedIn(id, token)
         }
-        routes.add("POST", "/j/{id}/api/otp", bodyLimit: 4096, admit: sameOrigin) { request, context in
+        routes.add("POST", "/j/{id}/api/otp", bodyLimit: 4096) { request, context in
             let id = try journeyID(context)
-            try requireSameOrigin(request)
             var body = try JSONObject(body: request.body)
             let mobile = body.string("mobile", required: true)
             try body.finish()
@@ -46,9 +65,8 @@ struct JourneyRoutes {
                               detail: "We could not send the code just now. Please try again.", headers: [("Retry-After", "5")])
             }
         }
-        routes.add("POST", "/j/{id}/api/otp/verify", bodyLimit: 4096, admit: sameOrigin) { request, context in
+        routes.add("POST", "/j/{id}/api/otp/verify", bodyLimit: 4096) { request, context in
             let id = try journeyID(context)
-            try requireSameOrigin(request)
             var body = try JSONObject(body: request.body)
             let code = body.string("code", required: true)
             try body.finish()
@@ -58,49 +76,11 @@ struct JourneyRoutes {
             }
             return try signedIn(id, token)
         }
-        routes.add("GET", "/j/{id}/api/state") { request, context in
-            let id = try journeyID(context)
-            guard let (session, verification) = try signIn.session(verificationID: id, token: cookie(request)) else {
-                throw Self.signInRequired
-            }
-            return try journeyState(verification, session)
-        }
-        // Without a session: only submitted and closed states are told, so a returning user
-        // sees where things stand instead of a sign-in that can no longer lead anywhere.
-        routes.add("GET", "/j/{id}/api/status") { _, context in
-            let id = try journeyID(context)
-            guard let verification = try signIn.verifications.verification(id: id),
-                  verification.status == .submitted || verification.status.isClosed
-            else { throw Self.signInRequired }
-            return try .json(["status": verification.status.rawValue])
-        }
-        routes.add("POST", "/j/{id}/api/signout", admit: sameOrigin) { request, context in
+        routes.add("POST", "/j/{id}/api/signout") { request, context in
             _ = try journeyID(context)
-            try requireSameOrigin(request)
             try signIn.endSession(token: cookie(request))
             return Response(status: 204, headers: HTTPHeaders([("Set-Cookie", sessionCookie(context.parameters["id"] ?? "", value: "", maxAge: 0))]))
         }
-    }
-
-    /// Header-phase check of the sign-in calls: a body only from the journey's own origin.
-    var sameOrigin: Admission {
-        { request, _ in try requireSameOrigin(request) }
-    }
-
-    /// Header-phase check of the signed-in calls (uploads above all): the body is read only
-    /// from the journey's own origin, with a live session for this verification.
-    var signedInSameOrigin: Admission {
-        { request, context in
-            try requireSameOrigin(request)
-            _ = try signedInVerification(request, context)
-        }
-    }
-
-    /// The signed-in session and its verification, or 401.
-    func signedInVerification(_ request: Request, _ context: RequestContext) throws -> (SignInStore.Session, Verification) {
-        let id = try journeyID(context)
-        guard let found = try signIn.session(verificationID: id, token: cookie(request)) else { throw Self.signInRequired }
-        return found
     }
 
     func journeyState(_ verification: Verification, _ session: SignInStore.Session) throws -> Response {
@@ -140,23 +120,6 @@ struct JourneyRoutes {
     }
 
     func cookie(_ request: Request) -> String? { request.cookie(Self.cookieName) }
-
-    /// State-changing calls must come from the journey's own origin (CSRF).
-    func requireSameOrigin(_ request: Request) throws {
-        let expected = Self.origin(of: publicURL)
-        guard let origin = request.headers["Origin"], origin == expected else {
-            throw Problem(status: 403, code: "origin_mismatch", title: "Forbidden",
-                          detail: "This call must come from the journey page itself.")
-        }
-    }
-
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? "http"
-        let host = url.host?.lowercased() ?? ""
-        let defaultPort = scheme == "https" ? 443 : 80
-        let port = url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
-        return "\(scheme)://\(host)\(port)"
-    }
 
     /// The client's address: the peer, or — only when the peer is a trusted proxy — the nearest
     /// untrusted address in `X-Forwarded-For`. Repeated header lines are one list (RFC 9110 §5.3),

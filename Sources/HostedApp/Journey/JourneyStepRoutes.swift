@@ -10,8 +10,7 @@ struct JourneyStepRoutes {
 
     func register(in routes: inout Router.Builder) {
         routes.add("POST", "/j/{id}/api/steps/{step}/profile", bodyLimit: 8192) { request, context in
-            try journey.requireSameOrigin(request)
-            let (session, verification) = try journey.signedInVerification(request, context)
+            let (session, verification) = try context.journey()
             var body = try JSONObject(body: request.body)
             let fullName = body.string("full_name", required: true)
             let dateOfBirth = body.string("date_of_birth", required: true)
@@ -22,26 +21,22 @@ struct JourneyStepRoutes {
         }
         // The image is the raw body: 8 MB at most, refused before it is read when larger.
         routes.add("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
-            try journey.requireSameOrigin(request)
-            let (_, verification) = try journey.signedInVerification(request, context)
+            let (_, verification) = try context.journey()
             let (id, count) = try service.addImage(verification, stepID: context.parameters["step"] ?? "", bytes: request.body)
             return try .json(ImageAdded(artifact_id: id.rawValue, count: count), status: 201)
         }
         routes.add("DELETE", "/j/{id}/api/steps/{step}/images/{artifact}") { request, context in
-            try journey.requireSameOrigin(request)
-            let (_, verification) = try journey.signedInVerification(request, context)
+            let (_, verification) = try context.journey()
             try service.removeImage(verification, stepID: context.parameters["step"] ?? "", artifactID: context.parameters["artifact"] ?? "")
             return Response(status: 204)
         }
         routes.add("POST", "/j/{id}/api/steps/{step}/complete") { request, context in
-            try journey.requireSameOrigin(request)
-            let (session, verification) = try journey.signedInVerification(request, context)
+            let (session, verification) = try context.journey()
             let updated = try service.completeStep(verification, stepID: context.parameters["step"] ?? "")
             return try journey.journeyState(updated, session)
         }
         routes.add("POST", "/j/{id}/api/submit") { request, context in
-            try journey.requireSameOrigin(request)
-            let (session, verification) = try journey.signedInVerification(request, context)
+            let (session, verification) = try context.journey()
             let submitted = try service.submit(verification)
             let redirect = try service.redirect(after: submitted, visitReturnURL: session.returnURL)
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))

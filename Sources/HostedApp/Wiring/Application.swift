@@ -66,7 +66,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     case .sqlite: LocalChangeFeed()
     }
     let longPoll = LongPoll(feed: changes, limitPerOwner: configuration.maximumLongPolls)
-    let guards = APIGuards(accounts: accounts, idempotency: IdempotencyStore(database: database), clock: clock)
+    let guards = APIGuards(idempotency: IdempotencyStore(database: database), clock: clock)
     let policy = ReturnURLPolicy(devMode: configuration.devMode)
     let workflows = WorkflowStore(database: database)
     let returnURLs = ReturnURLStore(database: database)
@@ -93,12 +93,11 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
 
     var routes = Router.Builder()
     HealthRoutes(database: database, migrator: migrator).register(in: &routes)
-    AccountRoutes(accounts: accounts).register(in: &routes)
     AssetRoutes(files: files).register(in: &routes)
     routes.add("GET", "/v1/openapi.yaml") { request, _ in
         try files.response(for: configuration.publicDirectory.appendingPathComponent("openapi.yaml"), request: request)
     }
-    // The customer API: a body is read only for a live API key (each handler still authenticates).
+    // The customer API, behind API-key authentication (a body is read only for a live key).
     let verificationRoutes = VerificationRoutes(
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
@@ -106,7 +105,9 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         store: verifications, rateLimits: rateLimits, longPoll: longPoll,
         publicURL: configuration.publicURL, clock: clock,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst)
-    routes.group(admit: guards.admission) { routes in
+    let apiKeys = APIKeyAuthentication(accounts: accounts)
+    routes.group(apiKeys) { routes in
+        AccountRoutes().register(in: &routes)
         WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
         ReturnURLRoutes(guards: guards, registry: registry).register(in: &routes)
         verificationRoutes.register(in: &routes)
@@ -122,16 +123,19 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                         clock: clock, random: random)
     let digiLockerStore = DigiLockerStore(database: database)
     let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
-    // Signed-in journey calls: a body (an 8 MB photo) is read only with a live session and the page's origin.
-    routes.group(admit: journey.signedInSameOrigin) { routes in
-        JourneyStepRoutes(journey: journey, service: journeyService).register(in: &routes)
-        DigiLockerRoutes(journey: journey,
-                         service: DigiLockerService(store: digiLockerStore, journey: journeyService, rateLimits: rateLimits,
-                                                    provider: digiLocker.map(DigiLockerProvider.init),
-                                                    key: secretKey, clock: clock, random: random, log: log),
-                         publicURL: configuration.publicURL).register(in: &routes)
+    let digiLockerRoutes = DigiLockerRoutes(
+        service: DigiLockerService(store: digiLockerStore, journey: journeyService, rateLimits: rateLimits,
+                                   provider: digiLocker.map(DigiLockerProvider.init), key: secretKey, clock: clock, random: random),
+        log: log, cookies: journey, publicURL: configuration.publicURL)
+    // Signed-in journey calls: a body (an 8 MB photo) is read only from the page's origin with a live session.
+    routes.group(SameOrigin(publicURL: configuration.publicURL)) { routes in
+        routes.group(JourneySessionAuthentication(signIn: signIn)) { routes in
+            JourneyStepRoutes(journey: journey, service: journeyService).register(in: &routes)
+            digiLockerRoutes.registerStart(in: &routes)
+        }
     }
-    routes.group(admit: guards.admission) { routes in
+    digiLockerRoutes.registerCallback(in: &routes)
+    routes.group(apiKeys) { routes in
         DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
                        respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
     }

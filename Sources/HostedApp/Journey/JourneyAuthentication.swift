@@ -1,0 +1,78 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+import HostedStorage
+
+/// State-changing journey calls must come from the journey's own origin (CSRF); checked in the
+/// header phase as well, so a cross-site body is never read.
+struct SameOrigin: Middleware {
+    let publicURL: URL
+
+    func admit(_ request: Request, context: RequestContext) throws {
+        try check(request)
+    }
+
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+        if request.method != "GET" && request.method != "HEAD" { try check(request) }
+        return try next(request, context)
+    }
+
+    private func check(_ request: Request) throws {
+        guard let origin = request.headers["Origin"], origin == Self.origin(of: publicURL) else {
+            throw Problem(status: 403, code: "origin_mismatch", title: "Forbidden",
+                          detail: "This call must come from the journey page itself.")
+        }
+    }
+
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "http"
+        let host = url.host?.lowercased() ?? ""
+        let defaultPort = scheme == "https" ? 443 : 80
+        let port = url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        return "\(scheme)://\(host)\(port)"
+    }
+}
+
+/// A signed-in journey call: the session cookie must be live for the `{id}` in the path; the
+/// session and its verification go into the context. Checked in the header phase too, so an
+/// upload without a session is refused before a byte of it is read.
+struct JourneySessionAuthentication: Middleware {
+    let signIn: SignInService
+
+    static let cookieName = "hosted_session"
+
+    func admit(_ request: Request, context: RequestContext) throws {
+        _ = try signedIn(request, context)
+    }
+
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+        var context = context
+        context[SignedInJourney.self] = try signedIn(request, context)
+        return try next(request, context)
+    }
+
+    private func signedIn(_ request: Request, _ context: RequestContext) throws -> JourneySession {
+        guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? ""),
+              let (session, verification) = try signIn.session(verificationID: id, token: request.cookie(Self.cookieName))
+        else { throw JourneyRoutes.signInRequired }
+        return JourneySession(session: session, verification: verification)
+    }
+}
+
+/// The signed-in session and its verification, as `JourneySessionAuthentication` found them.
+struct JourneySession: Sendable {
+    let session: SignInStore.Session
+    let verification: Verification
+}
+
+enum SignedInJourney: ContextKey {
+    typealias Value = JourneySession
+}
+
+extension RequestContext {
+    /// The journey session; `signin_required` for a route outside `JourneySessionAuthentication`.
+    func journey() throws -> (SignInStore.Session, Verification) {
+        guard let found = self[SignedInJourney.self] else { throw JourneyRoutes.signInRequired }
+        return (found.session, found.verification)
+    }
+}
