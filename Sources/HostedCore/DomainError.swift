@@ -19,8 +19,13 @@ public enum DomainError: Error, Equatable, Sendable {
     case unauthenticated
     /// The object does not exist, or belongs to another account (never told apart).
     case notFound(what: String)
-    /// The request is malformed or breaks a rule; `code` is a stable machine code.
-    case invalidRequest(detail: String, errors: [FieldError] = [], code: String = "invalid_request")
-    /// The request conflicts with the object's current state.
-    case conflict(detail: String, code: String)
+    /// The request is malformed or breaks a rule.
+    case invalidRequest(detail: String, errors: [FieldError] = [], code: ProblemCode = .invalidRequest)
+    /// The request conflicts with the object's current state (or, with `retryAfterSeconds`, with
+    /// a request still running).
+    case conflict(detail: String, code: ProblemCode, retryAfterSeconds: Int? = nil)
+    /// Too many requests of this kind; worth retrying after `retryAfterSeconds`.
+    case rateLimited(detail: String, retryAfterSeconds: Int)
+    /// Something the request needs is not available (an SMS relay, DigiLocker, the database).
+    case unavailable(detail: String, code: ProblemCode, retryAfterSeconds: Int)
 }

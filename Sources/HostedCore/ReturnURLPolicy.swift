@@ -23,41 +23,41 @@ public struct ReturnURLPolicy: Sendable {
 
     /// Checks `text` against every rule; the error's `code` says which rule failed.
     public func validate(_ text: String, field: String = "url") throws(DomainError) -> Accepted {
-        func fail(_ code: String, _ message: String) -> DomainError {
+        func fail(_ code: ProblemCode, _ message: String) -> DomainError {
             .invalidRequest(detail: "The return URL \(message).", errors: [FieldError(field: field, message: message)], code: code)
         }
         guard !text.isEmpty, text.utf8.count <= Self.maximumLength else {
-            throw fail("return_url_invalid", "must be 1 to \(Self.maximumLength) characters")
+            throw fail(.returnURLInvalid, "must be 1 to \(Self.maximumLength) characters")
         }
         // Visible ASCII only: no whitespace, control characters, backslashes or raw Unicode that
         // browsers and parsers disagree about.
         guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x5C }) else {
-            throw fail("return_url_invalid", "must not contain spaces, control characters, backslashes or non-ASCII characters")
+            throw fail(.returnURLInvalid, "must not contain spaces, control characters, backslashes or non-ASCII characters")
         }
         guard let colon = text.firstIndex(of: ":"), let schemeEnd = Optional(text[..<colon]),
               !schemeEnd.isEmpty, schemeEnd.first!.isLetter,
               schemeEnd.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
         else {
-            throw fail("return_url_invalid", "must be an absolute URL")
+            throw fail(.returnURLInvalid, "must be an absolute URL")
         }
         let scheme = schemeEnd.lowercased()
         guard scheme == "https" || scheme == "http" else {
-            throw fail("return_url_scheme_not_allowed", "must use https (register a universal link or app link instead of a custom scheme)")
+            throw fail(.returnURLSchemeNotAllowed, "must use https (register a universal link or app link instead of a custom scheme)")
         }
         let afterScheme = text[text.index(after: colon)...]
-        guard afterScheme.hasPrefix("//") else { throw fail("return_url_invalid", "must be an absolute URL with a host") }
-        guard !text.contains("#") else { throw fail("return_url_invalid", "must not contain a fragment") }
+        guard afterScheme.hasPrefix("//") else { throw fail(.returnURLInvalid, "must be an absolute URL with a host") }
+        guard !text.contains("#") else { throw fail(.returnURLInvalid, "must not contain a fragment") }
         let rest = afterScheme.dropFirst(2)
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         let tail = rest[authorityEnd...]
-        guard !authority.contains("@") else { throw fail("return_url_invalid", "must not contain user information") }
+        guard !authority.contains("@") else { throw fail(.returnURLInvalid, "must not contain user information") }
         guard let (host, port) = Self.hostAndPort(authority) else {
-            throw fail("return_url_invalid", "must have a plain host name and an optional port")
+            throw fail(.returnURLInvalid, "must have a plain host name and an optional port")
         }
         if scheme == "http" {
             guard devMode, Self.loopbackHosts.contains(host) else {
-                throw fail("return_url_not_https", devMode ? "must use https (http is allowed only for loopback hosts)" : "must use https")
+                throw fail(.returnURLNotHTTPS, devMode ? "must use https (http is allowed only for loopback hosts)" : "must use https")
             }
         }
         let defaultPort = scheme == "https" ? 443 : 80
@@ -132,7 +132,7 @@ public struct ReturnURLPolicy: Sendable {
         guard let match = registered.first(where: { (try? validate($0).canonical) == accepted.canonical }) else {
             throw .invalidRequest(detail: "The return URL is not one of the account's registered return URLs.",
                                   errors: [FieldError(field: field, message: "must equal a registered return URL")],
-                                  code: "return_url_not_registered")
+                                  code: .returnURLNotRegistered)
         }
         return Accepted(url: match, canonical: accepted.canonical)
     }

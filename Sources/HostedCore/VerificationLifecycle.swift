@@ -37,14 +37,14 @@ extension Verification {
             if status == .submitted { return }
             guard status.isEditable else { throw Self.closed(status, action: "submitted") }
             guard steps.allSatisfy({ $0.completedAt != nil }) else {
-                throw .conflict(detail: "Complete every step before submitting.", code: "steps_incomplete")
+                throw .conflict(detail: "Complete every step before submitting.", code: .stepsIncomplete)
             }
             status = .submitted
             submittedAt = time
         case .decided(let approved, let reason):
             guard status == .submitted else {
                 throw .conflict(detail: "Only a submitted verification can be decided; this one is \(status.rawValue).",
-                                code: "verification_not_submitted")
+                                code: .verificationNotSubmitted)
             }
             status = approved ? .approved : .rejected
             decisionReason = reason
@@ -67,6 +67,6 @@ extension Verification {
     }
 
     static func closed(_ status: VerificationStatus, action: String) -> DomainError {
-        .conflict(detail: "The verification is \(status.rawValue) and can no longer be \(action).", code: "verification_closed")
+        .conflict(detail: "The verification is \(status.rawValue) and can no longer be \(action).", code: .verificationClosed)
     }
 }

@@ -311,7 +311,9 @@ enum Commands {
         case .unauthenticated: "not authenticated"
         case .notFound(let what): "no such \(what)"
         case .invalidRequest(let detail, _, _): detail
-        case .conflict(let detail, _): detail
+        case .conflict(let detail, _, _): detail
+        case .rateLimited(let detail, _): detail
+        case .unavailable(let detail, _, _): detail
         }
     }
 }

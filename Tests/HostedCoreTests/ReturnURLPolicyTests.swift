@@ -68,7 +68,7 @@ private func outcome(_ body: () throws(DomainError) -> ReturnURLPolicy.Accepted)
         return .accepted(try body())
     } catch {
         guard case .invalidRequest(_, let errors, let code) = error else { return .otherError(error) }
-        return .rejected(code: code, errors: errors)
+        return .rejected(code: code.rawValue, errors: errors)
     }
 }
 
@@ -230,7 +230,7 @@ private func registering(_ url: String, registered: [String], devMode: Bool = fa
                 Issue.record("unexpected error \(error)")
                 return
             }
-            #expect(code == schemeNotAllowed)
+            #expect(code.rawValue == schemeNotAllowed)
             #expect(errors.map(\.field) == ["return_urls[2]"])
             #expect(!detail.isEmpty)
         }

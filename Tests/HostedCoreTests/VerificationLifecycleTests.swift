@@ -26,8 +26,8 @@ import Testing
         do {
             try body()
             return nil
-        } catch DomainError.conflict(_, let code) {
-            return code
+        } catch DomainError.conflict(_, let code, _) {
+            return code.rawValue
         } catch {
             return "other"
         }

@@ -36,7 +36,7 @@ private func validate(key: String? = "kyc_basic", name: String? = "Basic KYC", s
         return .valid(try Workflow.validate(key: key, name: name, steps: steps))
     } catch {
         guard case .invalidRequest(_, let errors, let code) = error else { return .otherError(error) }
-        return .rejected(code: code, errors: errors)
+        return .rejected(code: code.rawValue, errors: errors)
     }
 }
 

@@ -46,11 +46,10 @@ struct APIGuards: Sendable {
                 return Response(status: status, headers: HTTPHeaders([("Content-Type", contentType), ("Idempotent-Replayed", "true")]),
                                 body: body)
             case .inFlight:
-                throw Problem(status: 409, code: "idempotency_key_in_use", title: "Conflict",
-                              detail: "A request with this Idempotency-Key is still being processed. Retry shortly.",
-                              headers: [("Retry-After", "1")])
+                throw DomainError.conflict(detail: "A request with this Idempotency-Key is still being processed. Retry shortly.",
+                                           code: .idempotencyKeyInUse, retryAfterSeconds: 1)
             case .mismatch:
-                throw Problem(status: 422, code: "idempotency_key_reused", title: "Unprocessable Content",
+                throw Problem(status: 422, code: .idempotencyKeyReused, title: "Unprocessable Content",
                               detail: "This Idempotency-Key was used with a different request.")
             case .claimed:
                 let response: Response

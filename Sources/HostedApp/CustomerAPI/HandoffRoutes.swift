@@ -28,7 +28,7 @@ struct HandoffRoutes {
             replay: { [signIn] record, account in
                 let stored = (try? JSONSerialization.jsonObject(with: Data(record)) as? [String: String]) ?? [:]
                 guard let id = stored["handoff_id"].flatMap({ ObjectID(.handoff, parsing: $0) }) else {
-                    throw DomainError.conflict(detail: "This Idempotency-Key cannot be replayed.", code: "handoff_not_reissuable")
+                    throw DomainError.conflict(detail: "This Idempotency-Key cannot be replayed.", code: .handoffNotReissuable)
                 }
                 let (handoff, url) = try signIn.reissueHandoff(accountID: account.id, handoffID: id)
                 return try Self.response(handoff, url: url)

@@ -88,9 +88,9 @@ struct VerificationRoutes {
         let decision = try rateLimits.take(bucket: "poll:\(account.id.rawValue):\(id.rawValue)", at: clock.now(),
                                            interval: 1 / pollRate, burst: pollBurst)
         guard decision.allowed else {
-            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
-                          detail: "Poll one verification at most \(pollRate) time(s) per second (bursts of \(pollBurst)); use ?wait= to long-poll.",
-                          headers: [("Retry-After", String(decision.retryAfterSeconds))])
+            throw DomainError.rateLimited(
+                detail: "Poll one verification at most \(pollRate) time(s) per second (bursts of \(pollBurst)); use ?wait= to long-poll.",
+                retryAfterSeconds: decision.retryAfterSeconds)
         }
         guard let current = try store.verification(accountID: account.id, id: id) else {
             throw DomainError.notFound(what: "verification")
@@ -116,9 +116,9 @@ struct VerificationRoutes {
         let seconds = wait
         let owners = ["account:\(account.id.rawValue)", "address:\(request.peerAddress)"]
         guard longPoll.reserve(owners: owners) else {
-            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
-                          detail: "Too many long-polls are waiting for this API key or address (\(longPoll.limitPerOwner)); "
-                              + "wait for one to finish.", headers: [("Retry-After", "1")])
+            throw DomainError.rateLimited(
+                detail: "Too many long-polls are waiting for this API key or address (\(longPoll.limitPerOwner)); wait for one to finish.",
+                retryAfterSeconds: 1)
         }
         return .deferred { complete in
             longPoll.wait(key: id.rawValue, owners: owners, seconds: seconds, check: check, timeout: timeout, complete: complete)
@@ -157,7 +157,14 @@ struct VerificationRoutes {
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
         let filter = VerificationStore.Filter(userID: request.queryValue("user_id"), workflowKey: request.queryValue("workflow"),
                                               status: status)
-        let (page, hasMore) = try store.list(accountID: account.id, filter: filter, limit: limit, startingAfter: startingAfter)
+        let page: [Verification]
+        let hasMore: Bool
+        do {
+            (page, hasMore) = try store.list(accountID: account.id, filter: filter, limit: limit, startingAfter: startingAfter)
+        } catch is VerificationStore.UnknownCursor {
+            throw DomainError.invalidRequest(detail: "starting_after is not a verification of this account.",
+                                             errors: [FieldError(field: "starting_after", message: "no such verification")])
+        }
         return try .json(APIObjects.ListBody(url: "/v1/verifications", has_more: hasMore,
                                              data: page.map { APIObjects.VerificationBody($0, publicURL: publicURL) }))
     }

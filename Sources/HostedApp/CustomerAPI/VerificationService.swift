@@ -79,6 +79,6 @@ struct VerificationService: Sendable {
 
     static func closed(_ verification: Verification, action: String) -> DomainError {
         .conflict(detail: "The verification is \(verification.status.rawValue) and can no longer be \(action).",
-                  code: "verification_closed")
+                  code: .verificationClosed)
     }
 }

@@ -55,11 +55,11 @@ struct DigiLockerService: Sendable {
     func start(_ verification: Verification, stepID requested: String?, language: String?, log: RequestLog) throws -> (authorizeURL: String, nonce: String) {
         guard let provider else {
             log.error("DigiLocker step started but DigiLocker is not configured (HOSTED_DIGILOCKER_*)")
-            throw Problem(status: 503, code: "digilocker_unavailable", title: "Service Unavailable",
-                          detail: "DigiLocker cannot be reached from here just now. Please try again later.")
+            throw DomainError.unavailable(detail: "DigiLocker cannot be reached from here just now. Please try again later.",
+                                          code: .digilockerUnavailable, retryAfterSeconds: 60)
         }
         guard verification.status.isEditable else {
-            throw DomainError.conflict(detail: "This verification is \(verification.status.rawValue).", code: "verification_closed")
+            throw DomainError.conflict(detail: "This verification is \(verification.status.rawValue).", code: .verificationClosed)
         }
         let candidate: StepState? = if let requested {
             verification.steps.first { $0.id == requested }
@@ -67,14 +67,13 @@ struct DigiLockerService: Sendable {
             verification.steps.first { $0.type == .digilocker && $0.completedAt == nil }
         }
         guard let step = candidate, step.type == .digilocker else { throw DomainError.notFound(what: "step") }
-        guard step.completedAt == nil else { throw DomainError.conflict(detail: "This step is already complete.", code: "step_completed") }
+        guard step.completedAt == nil else { throw DomainError.conflict(detail: "This step is already complete.", code: .stepCompleted) }
         let now = clock.now()
         let allowance = try rateLimits.take(bucket: "digilocker-start:\(verification.id.rawValue)", at: now,
                                             interval: Self.startLimit.interval, burst: Self.startLimit.burst)
         guard allowance.allowed else {
-            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
-                          detail: "Please wait a minute before opening DigiLocker again.",
-                          headers: [("Retry-After", String(allowance.retryAfterSeconds))])
+            throw DomainError.rateLimited(detail: "Please wait a minute before opening DigiLocker again.",
+                                          retryAfterSeconds: allowance.retryAfterSeconds)
         }
         let state = BearerSecret(using: random)
         let nonce = BearerSecret(using: random)

@@ -19,7 +19,7 @@ struct SameOrigin: Middleware {
 
     private func check(_ request: Request) throws {
         guard let origin = request.headers["Origin"], origin == Self.origin(of: publicURL) else {
-            throw Problem(status: 403, code: "origin_mismatch", title: "Forbidden",
+            throw Problem(status: 403, code: .originMismatch, title: "Forbidden",
                           detail: "This call must come from the journey page itself.")
         }
     }

@@ -61,7 +61,7 @@ struct JourneyRoutes {
             case .accepted:
                 return try .json(["status": "sent"], status: 202)
             case .unavailable:
-                throw Problem(status: 503, code: "sms_unavailable", title: "Service Unavailable",
+                throw Problem(status: 503, code: .smsUnavailable, title: "Service Unavailable",
                               detail: "We could not send the code just now. Please try again.", headers: [("Retry-After", "5")])
             }
         }
@@ -71,7 +71,7 @@ struct JourneyRoutes {
             let code = body.string("code", required: true)
             try body.finish()
             guard let token = try signIn.verifyCode(verificationID: id, code: code ?? "") else {
-                throw Problem(status: 401, code: "code_invalid", title: "Unauthorized",
+                throw Problem(status: 401, code: .codeInvalid, title: "Unauthorized",
                               detail: "That code is not right, or it has expired. Ask for a new code.")
             }
             return try signedIn(id, token)
@@ -91,7 +91,7 @@ struct JourneyRoutes {
     }
 
     /// Every sign-in failure looks the same.
-    static let signInRequired = Problem(status: 401, code: "signin_required", title: "Unauthorized",
+    static let signInRequired = Problem(status: 401, code: .signinRequired, title: "Unauthorized",
                                         detail: "Sign in with your mobile number to continue.")
 
     func journeyID(_ context: RequestContext) throws -> ObjectID {

@@ -36,11 +36,11 @@ struct JourneyService: Sendable {
                             _ change: (inout StepState, inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { current, connection in
             guard current.status.isEditable else {
-                throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: "verification_closed")
+                throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: .verificationClosed)
             }
             guard let index = current.steps.firstIndex(where: { $0.id == stepID }) else { throw DomainError.notFound(what: "step") }
             guard current.steps[index].completedAt == nil else {
-                throw DomainError.conflict(detail: "This step is already complete.", code: "step_completed")
+                throw DomainError.conflict(detail: "This step is already complete.", code: .stepCompleted)
             }
             var step = current.steps[index]
             try change(&step, &current, connection)
@@ -73,13 +73,13 @@ struct JourneyService: Sendable {
             image = try images.normalize(bytes)
         } catch {
             throw DomainError.invalidRequest(detail: "The file must be a JPEG or PNG photo of at most 8 MB and 50 megapixels.",
-                                             code: "image_invalid")
+                                             code: .imageInvalid)
         }
         let id = ObjectID(.artifact, using: random)
         var count = 0
         _ = try changeStep(verification, stepID) { step, current, connection in
             guard step.artifacts.count < bounds.upperBound else {
-                throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: "too_many_images")
+                throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: .tooManyImages)
             }
             try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
                                  content: image.bytes, at: clock.now(), on: connection)
@@ -101,12 +101,12 @@ struct JourneyService: Sendable {
     /// Completes an image step whose image count is within its bounds.
     func completeStep(_ verification: Verification, stepID: String) throws -> Verification {
         guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else {
-            throw DomainError.conflict(detail: "This step is completed by its own form.", code: "step_incomplete")
+            throw DomainError.conflict(detail: "This step is completed by its own form.", code: .stepIncomplete)
         }
         return try changeStep(verification, stepID) { step, _, _ in
             guard bounds.contains(step.artifacts.count) else {
                 throw DomainError.invalidRequest(detail: "This step needs \(bounds.lowerBound) to \(bounds.upperBound) image(s).",
-                                                 code: "step_incomplete")
+                                                 code: .stepIncomplete)
             }
             step.completedAt = clock.now()
         }

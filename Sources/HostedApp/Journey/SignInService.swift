@@ -37,7 +37,7 @@ struct SignInService: Sendable {
         }
         guard !verification.status.isClosed else {
             throw DomainError.conflict(detail: "The verification is \(verification.status.rawValue); no handoff can open it.",
-                                       code: "verification_closed")
+                                       code: .verificationClosed)
         }
         let checkedReturnURL = try returnURL.map {
             try policy.requireRegistered($0, registered: try returnURLs.list(accountID: accountID).map(\.url)).url
@@ -63,7 +63,7 @@ struct SignInService: Sendable {
               !verification.status.isClosed
         else {
             throw DomainError.conflict(detail: "The handoff created with this Idempotency-Key was used or has expired; create a new one.",
-                                       code: "handoff_not_reissuable")
+                                       code: .handoffNotReissuable)
         }
         return (handoff, publicURL.absoluteString + "/j/" + handoff.verificationID.rawValue + "#handoff=" + secret.value)
     }
@@ -134,9 +134,8 @@ struct SignInService: Sendable {
     private func take(_ limit: (name: String, interval: TimeInterval, burst: Int), key: String, at now: Date) throws {
         let decision = try rateLimits.take(bucket: "\(limit.name):\(key)", at: now, interval: limit.interval, burst: limit.burst)
         guard decision.allowed else {
-            throw Problem(status: 429, code: "rate_limited", title: "Too Many Requests",
-                          detail: "Please wait before asking for another code.",
-                          headers: [("Retry-After", String(decision.retryAfterSeconds))])
+            throw DomainError.rateLimited(detail: "Please wait before asking for another code.",
+                                          retryAfterSeconds: decision.retryAfterSeconds)
         }
     }
 

@@ -22,11 +22,11 @@ struct HealthRoutes {
         do {
             pending = try migrator.pending(database)
         } catch {
-            throw Problem(status: 503, code: "not_ready", title: "Service Unavailable",
+            throw Problem(status: 503, code: .notReady, title: "Service Unavailable",
                           detail: "The database is unreachable.", headers: [("Retry-After", "1")])
         }
         guard pending.isEmpty else {
-            throw Problem(status: 503, code: "not_ready", title: "Service Unavailable",
+            throw Problem(status: 503, code: .notReady, title: "Service Unavailable",
                           detail: "\(pending.count) migration(s) are pending; run `hosted migrate`.")
         }
         return try .json(Status(status: "ready"))

@@ -62,16 +62,18 @@ public struct VerificationStore: Sendable {
         }
     }
 
+    /// `list`'s `startingAfter` names no verification of the account.
+    public struct UnknownCursor: Error, Equatable {}
+
     /// Newest first; `startingAfter` continues after that verification. Returns one page and
-    /// whether more follow.
+    /// whether more follow; throws `UnknownCursor` when the cursor is not the account's.
     public func list(accountID: ObjectID, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Verification], hasMore: Bool) {
         var cursorTime: Int64 = Int64.max
         var cursorID = "~"  // sorts after every id
         if let startingAfter {
             guard let cursor = try database.query("SELECT created_at FROM verifications WHERE id = $1 AND account_id = $2",
                                                   .text(startingAfter.rawValue), .text(accountID.rawValue)).first
-            else { throw DomainError.invalidRequest(detail: "starting_after is not a verification of this account.",
-                                                    errors: [FieldError(field: "starting_after", message: "no such verification")]) }
+            else { throw UnknownCursor() }
             cursorTime = try cursor.int("created_at")
             cursorID = startingAfter.rawValue
         }

@@ -1,0 +1,35 @@
+/// Every stable machine code the service answers a domain error with (the RFC 9457 `code`
+/// member), in one place. The HTTP layer's own codes (`malformed_request`, `payload_too_large`,
+/// `method_not_allowed`, `server_busy`, …) belong to it and are not here.
+public enum ProblemCode: String, Sendable, CaseIterable {
+    case invalidRequest = "invalid_request"
+    case unauthorized
+    case notFound = "not_found"
+    case rateLimited = "rate_limited"
+    // Return URLs
+    case returnURLInvalid = "return_url_invalid"
+    case returnURLNotHTTPS = "return_url_not_https"
+    case returnURLSchemeNotAllowed = "return_url_scheme_not_allowed"
+    case returnURLNotRegistered = "return_url_not_registered"
+    // Verifications and their steps
+    case verificationClosed = "verification_closed"
+    case verificationNotSubmitted = "verification_not_submitted"
+    case stepIncomplete = "step_incomplete"
+    case stepCompleted = "step_completed"
+    case stepsIncomplete = "steps_incomplete"
+    case tooManyImages = "too_many_images"
+    case imageInvalid = "image_invalid"
+    // Idempotency and handoffs
+    case idempotencyKeyInUse = "idempotency_key_in_use"
+    case idempotencyKeyReused = "idempotency_key_reused"
+    case handoffNotReissuable = "handoff_not_reissuable"
+    // The journey's sign-in
+    case signinRequired = "signin_required"
+    case originMismatch = "origin_mismatch"
+    case codeInvalid = "code_invalid"
+    // Something we depend on is not there
+    case smsUnavailable = "sms_unavailable"
+    case digilockerUnavailable = "digilocker_unavailable"
+    case databaseUnavailable = "database_unavailable"
+    case notReady = "not_ready"
+}
