@@ -1,6 +1,9 @@
 // Calls to the journey API under /j/{id}/api. The session cookie travels by itself (same
 // origin); the browser adds the Origin header the server checks on POSTs. Every call resolves
-// to {status, body}, never rejects; status 0 means the network failed.
+// to a result (see `result`), never rejects; status 0 means the network failed.
+
+/** The server's resend cooldown: one code per 30 s per verification. */
+export const RESEND_COOLDOWN_SECONDS = 30;
 
 export function verificationId() {
   const match = location.pathname.match(/^\/j\/([^/]+)/);
@@ -15,6 +18,20 @@ export function stepPath(stepId, rest) {
   return `/steps/${encodeURIComponent(stepId)}${rest}`;
 }
 
+/** {status, body, code, errors, retryAfter}: `code` and `errors` are an RFC 9457 problem's
+ *  (`code` undefined and `errors` empty otherwise); messages.js turns them into words. */
+function result(status, body, retryAfter = null) {
+  const parsed = body && typeof body === "object" ? body : {};
+  return {
+    status,
+    body: parsed,
+    code: typeof parsed.code === "string" ? parsed.code : undefined,
+    errors: Array.isArray(parsed.errors) ? parsed.errors.filter((error) => error && typeof error === "object") : [],
+    retryAfter,
+  };
+}
+
+/** Sends `body` (if any) as JSON to `path`; resolves to a result. */
 export async function call(method, path, body) {
   const options = { method, headers: {}, credentials: "same-origin", cache: "no-store" };
   if (body !== undefined) {
@@ -25,7 +42,7 @@ export async function call(method, path, body) {
   try {
     response = await fetch(base() + path, options);
   } catch {
-    return { status: 0, body: {} };
+    return result(0);
   }
   let parsed = {};
   try {
@@ -33,7 +50,7 @@ export async function call(method, path, body) {
   } catch {
     parsed = {};
   }
-  return { status: response.status, body: parsed, retryAfter: response.headers.get("Retry-After") };
+  return result(response.status, parsed, response.headers.get("Retry-After"));
 }
 
 /** POSTs `blob` as the raw body with XMLHttpRequest, for its upload progress (0..1). */
@@ -48,11 +65,11 @@ export function upload(path, blob, onProgress) {
     request.onload = () => {
       let body = {};
       try {
-        body = JSON.parse(request.responseText) || {};
+        body = JSON.parse(request.responseText);
       } catch { /* an empty or non-JSON answer */ }
-      resolve({ status: request.status, body });
+      resolve(result(request.status, body, request.getResponseHeader("Retry-After")));
     };
-    request.onerror = request.onabort = request.ontimeout = () => resolve({ status: 0, body: {} });
+    request.onerror = request.onabort = request.ontimeout = () => resolve(result(0));
     request.send(blob);
   });
 }

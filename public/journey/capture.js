@@ -2,10 +2,11 @@
 // a file input whenever the camera is missing, refused or not working.
 import { call, stepPath } from "./api.js";
 import { cameraLive, startCamera } from "./camera.js";
-import { announce, setMessage } from "./dom.js";
+import { announce, h, setMessage } from "./dom.js";
 import { buildView, showModel, showShots } from "./captureview.js";
 import { confirmPhotos } from "./capturesend.js";
 import { canvasToJpeg, fileToCanvas, frameOf } from "./images.js";
+import { messageFor } from "./messages.js";
 import { photoPlan } from "./photoplan.js";
 import { strings } from "./strings.js";
 
@@ -90,10 +91,11 @@ async function removeShot(step, slot) {
     redraw(step);
     const result = await call("DELETE", stepPath(ctx.step.id, `/images/${encodeURIComponent(shot.artifactId)}`));
     model.busy = false;
-    if (result.status === 401) return void ctx.settle(result);
-    if (result.status !== 204 && result.status !== 404) {
+    // 404: the photo is gone from the server already, which is what was asked.
+    if (result.status !== 204 && result.code !== "not_found") {
+      if (ctx.settle(result)) return;
       redraw(step);
-      return void setMessage(view.error, ctx.failure(result));
+      return void setMessage(view.error, messageFor(result));
     }
   }
   model.shots[slot] = null;
@@ -142,6 +144,7 @@ function initialShots(plan, step) {
 
 export function renderPhotos(ctx) {
   const plan = photoPlan(ctx.step);
+  if (!plan) return h("p", {}, strings.unknownStep);
   const model = { plan, shots: initialShots(plan, ctx.step), ready: false, problem: null, fileAsked: false, busy: false };
   const step = { ctx, model, view: buildView(plan) };
   if (active) active.model.shots.forEach((shot) => shot && shot.url && URL.revokeObjectURL(shot.url));

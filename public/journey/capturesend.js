@@ -3,15 +3,8 @@
 import { call, stepPath, upload } from "./api.js";
 import { announce, setMessage } from "./dom.js";
 import { filled, showUpload } from "./captureview.js";
+import { messageFor } from "./messages.js";
 import { strings } from "./strings.js";
-
-/** The message for a failed upload; null when the step must be reloaded. */
-function uploadProblem(ctx, result) {
-  if (result.status === 413) return strings.capture.tooLarge;
-  if (result.status === 422) return strings.capture.invalid;
-  if (result.status === 409) return null;
-  return ctx.failure(result);
-}
 
 async function sendOne(ctx, view, shot, index, total) {
   const label = strings.capture.uploading(index, total);
@@ -29,10 +22,7 @@ async function sendOne(ctx, view, shot, index, total) {
     shot.artifactId = result.body.artifact_id;
     return true;
   }
-  if (ctx.settle(result)) return false;
-  const problem = uploadProblem(ctx, result);
-  if (problem === null) ctx.reload(strings.capture.recount);
-  else setMessage(view.error, problem);
+  if (!ctx.settle(result)) setMessage(view.error, messageFor(result, "upload"));
   return false;
 }
 
@@ -41,8 +31,7 @@ async function complete(ctx, view) {
   const result = await call("POST", stepPath(ctx.step.id, "/complete"));
   if (ctx.settle(result)) return;
   showUpload(view, "");
-  if (result.status === 422) ctx.reload(strings.capture.recount);
-  else setMessage(view.error, ctx.failure(result));
+  setMessage(view.error, messageFor(result));
 }
 
 export async function confirmPhotos(ctx, view, model, redraw) {

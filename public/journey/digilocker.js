@@ -2,6 +2,7 @@
 // the journey, which then shows the step completed (or this step again, to retry).
 import { call } from "./api.js";
 import { announce, errorLine, h, setMessage } from "./dom.js";
+import { messageFor, setbackMessage } from "./messages.js";
 import { goTo } from "./navigate.js";
 import { askedLanguage, strings } from "./strings.js";
 
@@ -12,11 +13,9 @@ async function begin(ctx, button, error) {
   const result = await call("POST", "/digilocker/start", { step: ctx.step.id, lang: askedLanguage });
   if (result.status === 200 && goTo(result.body.authorize_url)) return;
   button.disabled = false;
+  // Completed in another tab, or the verification closed meanwhile: settle shows where things stand.
   if (ctx.settle(result)) return;
-  // Completed in another tab, or the verification closed meanwhile: show where things stand.
-  if (result.status === 409) return ctx.reload();
-  const message = { 0: strings.offline, 429: strings.digilocker.tooOften }[result.status] || strings.digilocker.startFailed;
-  setMessage(error, message);
+  setMessage(error, messageFor(result, "digilocker"));
   button.textContent = strings.retry;
 }
 
@@ -30,7 +29,7 @@ export function renderDigilocker(ctx) {
   const error = errorLine();
   error.dataset.testid = "digilocker-error";
   // Back from DigiLocker without the documents: say why, and offer the way out again.
-  setMessage(error, ctx.setback ? strings.digilocker.setbacks[ctx.setback] || strings.digilocker.setbacks.failed : "");
+  setMessage(error, ctx.setback ? setbackMessage(ctx.setback) : "");
   const label = ctx.setback ? strings.digilocker.retry : strings.digilocker.start;
   const button = h("button", { type: "button", dataset: { testid: "digilocker-start" } }, label);
   button.addEventListener("click", () => begin(ctx, button, error));

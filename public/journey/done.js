@@ -1,4 +1,5 @@
 // The end of the journey: submitted, or closed (approved, rejected, canceled, expired).
+import { setMessage } from "./dom.js";
 import { show } from "./screens.js";
 import { strings } from "./strings.js";
 
@@ -9,9 +10,7 @@ export function renderDone(status) {
   const element = document.getElementById("journey-status");
   element.dataset.status = status;
   element.textContent = strings.status[status] || status;
-  const note = document.getElementById("done-note");
-  note.textContent = strings.done.closeWindow;
-  note.hidden = !submitted;
+  setMessage(document.getElementById("done-note"), submitted ? strings.done.closeWindow : "");
   show(submitted ? "submitted" : "closed");
   title.focus();
 }

@@ -4,10 +4,11 @@ import { call } from "./api.js";
 import { stopCamera } from "./camera.js";
 import { setMessage } from "./dom.js";
 import { renderDone } from "./done.js";
+import { messageFor } from "./messages.js";
 import { show } from "./screens.js";
 import { exchangeHandoff, setUpSignIn } from "./signin.js";
 import { renderJourney } from "./steps.js";
-import { loadStrings, strings, translatePage } from "./strings.js";
+import { loadStrings, translatePage } from "./strings.js";
 
 const OPEN = ["created", "in_progress"];
 const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired"];
@@ -28,22 +29,23 @@ async function signedOut() {
   else show("signin");
 }
 
-function showLoadFailure(failed) {
-  setMessage(document.getElementById("load-error"), failed ? strings.loadFailed : "");
-  document.getElementById("load-retry").hidden = !failed;
+/** Shows why the state could not be loaded, with a retry button; "" hides both. */
+function showLoadFailure(message) {
+  setMessage(document.getElementById("load-error"), message);
+  document.getElementById("load-retry").hidden = !message;
 }
 
 async function load(notice, setback) {
-  showLoadFailure(false);
+  showLoadFailure("");
   const result = await call("GET", "/state");
   if (result.status === 200 && Array.isArray(result.body.steps)) {
     render(result.body, notice, setback);
-  } else if (result.status === 0 || result.status >= 500) {
+  } else if (result.code === "signin_required") {
+    await signedOut();
+  } else {
     stopCamera();
     show("loading");
-    showLoadFailure(true);
-  } else {
-    await signedOut();
+    showLoadFailure(messageFor(result, "load"));
   }
 }
 

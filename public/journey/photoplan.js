@@ -1,13 +1,12 @@
-// What each photo step asks for: which camera, how many photos (the step's own min..max when
-// the server gives them), and what each photo is called.
+// What each photo step asks for: which camera, how many photos (the step's `min`..`max`, the
+// server's numbers, never the page's own), and what each photo is called.
 import { strings } from "./strings.js";
 
 export const PHOTO_STEPS = ["selfie", "premises_photos", "document"];
-const COUNTS = { selfie: [1, 1], document: [2, 2], premises_photos: [1, 1] };
 
-function whole(value, fallback) {
-  const number = Number(value);
-  return Number.isInteger(number) && number >= 1 ? number : fallback;
+/** A whole number of photos of at least 1, or undefined. */
+function whole(value) {
+  return Number.isInteger(value) && value >= 1 ? value : undefined;
 }
 
 function label(type, index) {
@@ -16,9 +15,11 @@ function label(type, index) {
   return strings.capture.photo(index + 1);
 }
 
+/** The plan of a photo step from the journey state; null when the server gave no bounds. */
 export function photoPlan(step) {
-  const min = whole(step.min, COUNTS[step.type][0]);
-  const max = Math.max(min, whole(step.max, COUNTS[step.type][1]));
+  const min = whole(step.min);
+  const max = whole(step.max);
+  if (!min || !max || max < min) return null;
   const intro = step.type === "premises_photos" ? strings.premises.intro(min, max) : strings[step.type].intro;
   return {
     facing: step.type === "selfie" ? "user" : "environment",

@@ -1,6 +1,7 @@
 // The `profile` step: full name and date of birth, checked here and then by the server.
 import { call, stepPath } from "./api.js";
 import { errorLine, h, setMessage } from "./dom.js";
+import { fieldMessageFor, messageFor } from "./messages.js";
 import { strings } from "./strings.js";
 import { checkDateOfBirth, checkName, oldestAllowed, today } from "./validation.js";
 
@@ -31,15 +32,17 @@ function validate(fields) {
   return !first;
 }
 
-/** The server's field errors go next to their fields, the rest into `formError`. */
-function showServerErrors(fields, formError, errors) {
-  const other = [];
-  for (const error of errors) {
-    const target = fields[error.field];
-    if (target) target.setError(error.message || strings.profile.fixErrors);
-    else other.push(error.message);
+/** A refused save: the server's field errors, in the page's language, next to their fields,
+ *  and the form's own line asking to correct them; else that line says what went wrong. */
+function showFailure(fields, formError, result) {
+  let marked = false;
+  for (const error of result.errors) {
+    const target = Object.prototype.hasOwnProperty.call(fields, error.field) ? fields[error.field] : null;
+    if (!target) continue;
+    target.setError(fieldMessageFor(error));
+    marked = true;
   }
-  setMessage(formError, other.filter(Boolean).join(" ") || strings.profile.fixErrors);
+  setMessage(formError, marked ? strings.profile.fixErrors : messageFor(result));
   const invalid = Object.values(fields).find((f) => f.input.getAttribute("aria-invalid"));
   if (invalid) invalid.input.focus();
 }
@@ -52,11 +55,7 @@ async function save(ctx, fields, formError, button) {
   });
   button.disabled = false;
   if (ctx.settle(result)) return;
-  if (result.status === 422 && Array.isArray(result.body.errors) && result.body.errors.length) {
-    showServerErrors(fields, formError, result.body.errors);
-  } else {
-    setMessage(formError, ctx.failure(result));
-  }
+  showFailure(fields, formError, result);
 }
 
 export function renderProfile(ctx) {

@@ -1,6 +1,7 @@
 // The review screen once every step is completed: a summary and the submit button.
 import { call } from "./api.js";
 import { errorLine, h, heading, setMessage } from "./dom.js";
+import { messageFor } from "./messages.js";
 import { goTo } from "./navigate.js";
 import { strings } from "./strings.js";
 
@@ -17,9 +18,7 @@ async function submit(ctx, button, error) {
   }
   button.disabled = false;
   button.textContent = strings.review.submit;
-  if (ctx.settle(result)) return;
-  if (result.status === 409) ctx.reload(strings.review.incomplete);
-  else setMessage(error, ctx.failure(result));
+  if (!ctx.settle(result)) setMessage(error, messageFor(result));
 }
 
 export function renderReview(ctx) {

@@ -1,5 +1,7 @@
 // Sign-in: the handoff exchange, and the mobile number + SMS code fallback.
-import { call } from "./api.js";
+import { call, RESEND_COOLDOWN_SECONDS } from "./api.js";
+import { setMessage } from "./dom.js";
+import { messageFor } from "./messages.js";
 import { strings } from "./strings.js";
 
 /** Trades a handoff secret for a session cookie. Failure is silent: the user signs in instead. */
@@ -9,29 +11,11 @@ export async function exchangeHandoff(secret) {
 }
 
 function showError(message) {
-  const element = document.getElementById("signin-error");
-  element.textContent = message || "";
-  element.hidden = !message;
+  setMessage(document.getElementById("signin-error"), message);
 }
 
 function busy(button, isBusy) {
   button.disabled = isBusy;
-}
-
-/** Seconds before "send again" is offered: the server's resend cooldown. */
-const resendAfterSeconds = 30;
-
-/** Shows an error for a failed request for a code. */
-function showSendError(result) {
-  if (result.status === 429) {
-    showError(strings.waitBeforeResend(result.retryAfter || resendAfterSeconds));
-  } else if (result.status === 422) {
-    showError(strings.badNumber);
-  } else if (result.status === 0) {
-    showError(strings.offline);
-  } else {
-    showError(strings.sendFailed);
-  }
 }
 
 /** Wires the two sign-in forms; `onSignedIn` runs after a successful code. */
@@ -49,7 +33,7 @@ export function setUpSignIn(show, onSignedIn) {
   function offerResendLater() {
     clearTimeout(resendTimer);
     resend.hidden = true;
-    resendTimer = setTimeout(() => { resend.hidden = false; }, resendAfterSeconds * 1000);
+    resendTimer = setTimeout(() => { resend.hidden = false; }, RESEND_COOLDOWN_SECONDS * 1000);
   }
 
   resend.addEventListener("click", async () => {
@@ -61,7 +45,7 @@ export function setUpSignIn(show, onSignedIn) {
       resent.hidden = false;
       offerResendLater();
     } else {
-      showSendError(result);
+      showError(messageFor(result, "sendCode"));
     }
   });
 
@@ -78,7 +62,7 @@ export function setUpSignIn(show, onSignedIn) {
       offerResendLater();
       document.getElementById("signin-code").focus();
     } else {
-      showSendError(result);
+      showError(messageFor(result, "sendCode"));
     }
   });
 
@@ -93,13 +77,8 @@ export function setUpSignIn(show, onSignedIn) {
     busy(verify, true);
     const result = await call("POST", "/otp/verify", { code });
     busy(verify, false);
-    if (result.status === 200) {
-      await onSignedIn();
-    } else if (result.status === 0) {
-      showError(strings.offline);
-    } else {
-      showError(strings.badCode);
-    }
+    if (result.status === 200) await onSignedIn();
+    else showError(messageFor(result, "verifyCode"));
   });
 
   document.getElementById("otp-back").addEventListener("click", () => {

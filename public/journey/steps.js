@@ -3,6 +3,7 @@
 import { renderPhotos } from "./capture.js";
 import { renderDigilocker } from "./digilocker.js";
 import { errorLine, focusHeading, h, heading, setMessage } from "./dom.js";
+import { isStale, messageFor } from "./messages.js";
 import { PHOTO_STEPS } from "./photoplan.js";
 import { renderProfile } from "./profile.js";
 import { renderReview } from "./review.js";
@@ -37,20 +38,23 @@ function context(state, step, actions, setback) {
     actions,
     /** Why the user came back from DigiLocker without the documents, if they did. */
     setback,
-    /** Shows a new state, or signs in again without a session; false for other answers. */
+    /** Shows a new state; signs in again without a session; reloads a state that moved on
+     *  (noting why). False for any other answer, whose words are messageFor's. */
     settle(result) {
-      if (result.status === 200 && result.body && Array.isArray(result.body.steps)) {
+      if (result.status === 200 && Array.isArray(result.body.steps)) {
         actions.render(result.body);
         return true;
       }
-      if (result.status === 401) {
+      if (result.code === "signin_required") {
         actions.reload();
+        return true;
+      }
+      if (isStale(result)) {
+        actions.reload(messageFor(result));
         return true;
       }
       return false;
     },
-    reload: (notice) => actions.reload(notice),
-    failure: (result) => (result.status === 0 ? strings.offline : strings.failed),
   };
 }
 

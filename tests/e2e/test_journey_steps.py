@@ -10,7 +10,8 @@ The server is `steps_hosted` (conftest.py): `journey_hosted` seen through a seco
 whose `kyc` workflow is profile, selfie and 2..4 premises photos, and whose registered return
 URL is a loopback page served by the test session (`return_page`, allowed in dev mode).
 
-Also here: a photo uploaded on an earlier visit (shown after a reload, removable); hostile
+Also here: a photo uploaded on an earlier visit (shown after a reload, removable); a field
+error from the server shown in Hindi from the page's catalogue (not the server's English); hostile
 uploads straight to the journey API with a real session cookie, and every change refused once
 submitted; axe-core accessibility checks of every screen in English and Hindi; screenshots of
 every screen (`test-artifacts/steps-*.png`, 390 x 844 in Chromium, 447 x 844 in WebKit, whose
@@ -25,6 +26,7 @@ import json
 import re
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -440,6 +442,59 @@ def test_photo_uploaded_earlier_shows_after_a_reload_and_can_be_removed(browser,
     on_review(browser)
     final = artifacts_by_step(steps_hosted, verification["id"])["premises_photos"]
     assert len(final) == 2 and earlier not in final, final
+    assert_clean_console(browser)
+
+
+# --- the server's field errors, in the page's language ----------------------------------------
+
+# Moves the page's clock two days ahead (CDP injects it before the page's own scripts; the CSP
+# does not apply to it): the page's own check then lets through a date of birth that the server,
+# on the real date, finds in the future.
+CLOCK_AHEAD_SCRIPT = """
+(() => {
+  const RealDate = Date;
+  const ahead = 2 * 24 * 60 * 60 * 1000;
+  class AheadDate extends RealDate {
+    constructor(...args) { super(...(args.length ? args : [RealDate.now() + ahead])); }
+    static now() { return RealDate.now() + ahead; }
+  }
+  window.Date = AheadDate;
+})();
+"""
+HINDI_DATE_IN_FUTURE = "जन्म तिथि भविष्य की नहीं हो सकती।"  # strings.profile.dateFuture (i18n/hi.js)
+HINDI_FIX_ERRORS = "कृपया चिह्नित जगहें ठीक करें।"  # strings.profile.fixErrors
+
+
+def test_server_field_error_is_shown_in_hindi(browser, steps_hosted, request):
+    """The server refuses a date of birth in the future (422, field code `date_in_future`): the
+    page in `?lang=hi` says so next to the field in Hindi, from its catalogue, not in the
+    server's English `message`; the step stays open."""
+    verification = new_verification(steps_hosted, request)
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CLOCK_AHEAD_SCRIPT})
+    open_signed_in(browser, steps_hosted, verification, lang="hi")
+    on_step(browser, "profile")
+    assert browser.execute_script("return document.documentElement.lang;") == "hi"
+
+    tomorrow = (datetime.now(timezone.utc) + timedelta(days=1)).date().isoformat()  # the server's clock is UTC
+    shown(browser, step_css("profile") + ' input[name="full_name"]').send_keys(FULL_NAME)
+    date_input = shown(browser, step_css("profile") + ' input[name="date_of_birth"]')
+    set_value(browser, date_input, tomorrow)
+    shown(browser, step_css("profile", "confirm")).click()
+
+    # The form's own line asks to correct the marked fields only after the server's answer (the
+    # page's own checks mark the fields alone), so this is the server's error, translated.
+    form_line = step_css("profile") + " form > p.error"
+    wait_until(browser, lambda d: d.find_element(By.CSS_SELECTOR, form_line).text.strip() == HINDI_FIX_ERRORS,
+               "the profile form's line asking to correct the marked fields")
+    field_error = browser.find_element(By.ID, "profile-date_of_birth-error")
+    assert field_error.is_displayed() and field_error.text.strip() == HINDI_DATE_IN_FUTURE, field_error.text
+    assert date_input.get_attribute("aria-invalid") == "true"
+    name_input = browser.find_element(By.CSS_SELECTOR, step_css("profile") + ' input[name="full_name"]')
+    assert name_input.get_attribute("aria-invalid") is None
+    assert "future" not in browser.find_element(By.CSS_SELECTOR, step_css("profile")).text
+    screenshot(browser, "steps-profile-server-error-hi")
+
+    assert artifacts_by_step(steps_hosted, verification["id"])["profile"] == []
     assert_clean_console(browser)
 
 

@@ -1,7 +1,5 @@
 // English: every string the journey shows. hi.js has the same keys.
 export default {
-  lang: "en",
-  languageName: "English",
   page: {
     title: "Verify your identity",
     loading: "Loading…",
@@ -47,6 +45,8 @@ export default {
     dateInvalid: "Enter a real date.",
     dateFuture: "The date of birth cannot be in the future.",
     dateTooOld: "Check the year: that is more than 130 years ago.",
+    nameInvalid: "Enter your name as it is written on your identity document, in at most 200 characters.",
+    checkField: "Please check this field.",
     fixErrors: "Please correct the marked fields.",
   },
   camera: {

@@ -1,7 +1,5 @@
 // हिन्दी: every string the journey shows, with the same keys as en.js.
 export default {
-  lang: "hi",
-  languageName: "हिन्दी",
   page: {
     title: "अपनी पहचान सत्यापित करें",
     loading: "लोड हो रहा है…",
@@ -47,6 +45,8 @@ export default {
     dateInvalid: "सही तारीख डालें।",
     dateFuture: "जन्म तिथि भविष्य की नहीं हो सकती।",
     dateTooOld: "साल जाँचें: यह 130 साल से भी पहले का है।",
+    nameInvalid: "अपना नाम वैसे ही डालें जैसे पहचान दस्तावेज़ पर लिखा है, ज़्यादा से ज़्यादा 200 अक्षरों में।",
+    checkField: "कृपया यह जानकारी जाँचें।",
     fixErrors: "कृपया चिह्नित जगहें ठीक करें।",
   },
   camera: {
