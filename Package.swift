@@ -31,8 +31,8 @@ let package = Package(
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
-        // Test-only helpers (subprocesses, counters); never linked into the service.
-        .target(name: "HostedTestSupport", dependencies: ["HostedCore"]),
+        // Test-only helpers (subprocesses, counters, the test stores); never linked into the service.
+        .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedStorage"]),
 
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore", "HostedTestSupport"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),

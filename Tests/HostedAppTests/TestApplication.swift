@@ -6,61 +6,15 @@ import HostedStorage
 import HostedTestSupport
 import Testing
 
-/// The two stores app-level tests run on. PostgreSQL cases need `HOSTED_TEST_POSTGRES_URL`
-/// (skipped without it locally; a failure when `HOSTED_REQUIRE_POSTGRES=1`, as in CI).
-enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case postgres
+/// The two stores app-level tests run on (shared with the storage tests; see `TestBackend` in
+/// HostedTestSupport, which also makes the empty databases: `TestDatabaseURL`).
+typealias Store = TestBackend
 
-    var testDescription: String { rawValue }
-
-    static var postgresURL: String? { ProcessInfo.processInfo.environment["HOSTED_TEST_POSTGRES_URL"] }
-
+extension TestBackend {
+    /// True when this store can run here; PostgreSQL cases are skipped without
+    /// `HOSTED_TEST_POSTGRES_URL`, and recorded as an issue when `HOSTED_REQUIRE_POSTGRES=1`.
     var isAvailable: Bool {
-        guard self == .postgres, Self.postgresURL == nil else { return true }
-        if ProcessInfo.processInfo.environment["HOSTED_REQUIRE_POSTGRES"] == "1" {
-            Issue.record("HOSTED_REQUIRE_POSTGRES=1 but HOSTED_TEST_POSTGRES_URL is not set")
-        }
-        return false
-    }
-}
-
-/// An empty database of one store: a new SQLite file or a new PostgreSQL schema.
-struct TestDatabaseURL {
-    let url: DatabaseURL
-    let directory: URL
-    let drop: () -> Void
-
-    init(_ store: Store) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hosted-app-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        switch store {
-        case .sqlite:
-            url = .sqlite(path: directory.appendingPathComponent("hosted.sqlite").path)
-            drop = {}
-        case .postgres:
-            let base = Store.postgresURL!
-            let schema = "app_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            let admin = try PostgresDatabase(url: base, poolSize: 1)
-            try admin.query("CREATE SCHEMA \(schema)")
-            url = .postgres(url: base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)")
-            drop = {
-                _ = try? admin.query("DROP SCHEMA \(schema) CASCADE")
-                admin.close()
-            }
-        }
-    }
-
-    var environmentValue: String {
-        switch url {
-        case .sqlite(let path): "sqlite:" + path
-        case .postgres(let url): url
-        }
-    }
-
-    func remove() {
-        drop()
-        try? FileManager.default.removeItem(at: directory)
+        availability { Issue.record(Comment(rawValue: $0)) }
     }
 }
 

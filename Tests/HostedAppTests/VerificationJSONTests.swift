@@ -30,3 +30,46 @@ import Testing
         #expect(body.json == encoded)
     }
 }
+
+/// The documented shape as an Encodable form: the oracle `VerificationBody.json` is checked
+/// against (null members are part of the shape, so they are encoded explicitly).
+extension APIObjects.StepBody: Encodable {
+    public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(artifacts, forKey: .artifacts)
+            try container.encode(id, forKey: .id)
+            try container.encode(type, forKey: .type)
+            try container.encode(status, forKey: .status)
+            try container.encode(completed_at, forKey: .completed_at)
+        }
+
+        enum CodingKeys: String, CodingKey { case artifacts, id, type, status, completed_at }
+    }
+
+extension APIObjects.VerificationBody: Encodable {
+    public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(object, forKey: .object)
+            try c.encode(id, forKey: .id)
+            try c.encode(user_id, forKey: .user_id)
+            try c.encode(workflow, forKey: .workflow)
+            try c.encode(workflow_version, forKey: .workflow_version)
+            try c.encode(status, forKey: .status)
+            try c.encode(journey_url, forKey: .journey_url)
+            try c.encode(return_url, forKey: .return_url)
+            try c.encode(mobile_last4, forKey: .mobile_last4)
+            try c.encode(steps, forKey: .steps)
+            try c.encode(metadata, forKey: .metadata)
+            try c.encode(created_at, forKey: .created_at)
+            try c.encode(updated_at, forKey: .updated_at)
+            try c.encode(submitted_at, forKey: .submitted_at)
+            try c.encode(decided_at, forKey: .decided_at)
+            try c.encode(decision, forKey: .decision)
+            try c.encode(decision_reason, forKey: .decision_reason)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
+                 metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason
+        }
+}

@@ -1,45 +1,27 @@
 import Foundation
 import HostedStorage
+import HostedTestSupport
 import Testing
 
-/// The two real stores every storage test runs against. PostgreSQL needs
-/// `HOSTED_TEST_POSTGRES_URL` (the README's test command provides it); without it the PostgreSQL
-/// cases are skipped locally, and fail when `HOSTED_REQUIRE_POSTGRES=1` (as in CI).
-enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case postgres
+/// The two real stores every storage test runs against (shared with the app tests; see
+/// `TestBackend` in HostedTestSupport).
+typealias Backend = TestBackend
 
-    var testDescription: String { rawValue }
-
-    static var postgresURL: String? { ProcessInfo.processInfo.environment["HOSTED_TEST_POSTGRES_URL"] }
-    static var postgresRequired: Bool { ProcessInfo.processInfo.environment["HOSTED_REQUIRE_POSTGRES"] == "1" }
-
+extension TestBackend {
     /// True when this backend can run here; records an issue when PostgreSQL is required but absent.
     var isAvailable: Bool {
-        guard self == .postgres, Self.postgresURL == nil else { return true }
-        if Self.postgresRequired { Issue.record("HOSTED_REQUIRE_POSTGRES=1 but HOSTED_TEST_POSTGRES_URL is not set") }
-        return false
+        availability { Issue.record(Comment(rawValue: $0)) }
     }
 
     /// A fresh, empty database: a new SQLite file, or a new PostgreSQL schema.
     func makeDatabase(poolSize: Int = 4) throws -> TestDatabase {
-        switch self {
-        case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hosted-test-\(UUID().uuidString)")
-            let path = directory.appendingPathComponent("test.sqlite").path
-            return TestDatabase(database: try SQLiteDatabase(path: path, poolSize: poolSize), url: "sqlite:" + path,
-                                cleanup: { try? FileManager.default.removeItem(at: directory) })
-        case .postgres:
-            let base = Self.postgresURL!
-            let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            let admin = try PostgresDatabase(url: base, poolSize: 1)
-            try admin.query("CREATE SCHEMA \(schema)")
-            let separator = base.contains("?") ? "&" : "?"
-            let url = base + separator + "options=-csearch_path%3D\(schema)"
-            return TestDatabase(database: try PostgresDatabase(url: url, poolSize: poolSize), url: url, cleanup: {
-                _ = try? admin.query("DROP SCHEMA \(schema) CASCADE")
-                admin.close()
-            })
+        let empty = try makeEmptyDatabase()
+        do {
+            return TestDatabase(database: try empty.open(poolSize: poolSize), url: empty.environmentValue,
+                                cleanup: empty.remove)
+        } catch {
+            empty.remove()
+            throw error
         }
     }
 }

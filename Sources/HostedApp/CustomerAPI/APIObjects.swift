@@ -46,27 +46,17 @@ enum APIObjects {
         let deleted = true
     }
 
-    struct StepBody: Encodable {
+    struct StepBody {
         let id: String
         let type: String
         let status: String
         let completed_at: String?
         let artifacts: [String]
-
-        // `completed_at: null` is part of the documented shape, so it is encoded explicitly.
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(artifacts, forKey: .artifacts)
-            try container.encode(id, forKey: .id)
-            try container.encode(type, forKey: .type)
-            try container.encode(status, forKey: .status)
-            try container.encode(completed_at, forKey: .completed_at)
-        }
-
-        enum CodingKeys: String, CodingKey { case artifacts, id, type, status, completed_at }
     }
 
-    struct VerificationBody: Encodable {
+    /// The verification object, written by one fast writer (`json`) for every response that
+    /// holds one; the Encodable form lives in the tests as the oracle of the documented shape.
+    struct VerificationBody {
         let object = "verification"
         let id: String
         let user_id: String
@@ -108,7 +98,7 @@ enum APIObjects {
         }
 
         /// The object as JSON with sorted keys, written by hand: this is the hot path of polling,
-        /// and a test checks it against the Encodable form below byte for byte.
+        /// and a test checks it against the Encodable oracle byte for byte.
         var json: String {
             var o = JSONText.Object()
             o.string("created_at", created_at)
@@ -141,33 +131,6 @@ enum APIObjects {
             o.string("workflow", workflow)
             o.int("workflow_version", workflow_version)
             return o.json
-        }
-
-        // Null members are part of the documented shape, so they are encoded explicitly.
-        func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(object, forKey: .object)
-            try c.encode(id, forKey: .id)
-            try c.encode(user_id, forKey: .user_id)
-            try c.encode(workflow, forKey: .workflow)
-            try c.encode(workflow_version, forKey: .workflow_version)
-            try c.encode(status, forKey: .status)
-            try c.encode(journey_url, forKey: .journey_url)
-            try c.encode(return_url, forKey: .return_url)
-            try c.encode(mobile_last4, forKey: .mobile_last4)
-            try c.encode(steps, forKey: .steps)
-            try c.encode(metadata, forKey: .metadata)
-            try c.encode(created_at, forKey: .created_at)
-            try c.encode(updated_at, forKey: .updated_at)
-            try c.encode(submitted_at, forKey: .submitted_at)
-            try c.encode(decided_at, forKey: .decided_at)
-            try c.encode(decision, forKey: .decision)
-            try c.encode(decision_reason, forKey: .decision_reason)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
-                 metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason
         }
     }
 }

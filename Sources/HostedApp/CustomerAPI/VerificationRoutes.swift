@@ -165,7 +165,12 @@ struct VerificationRoutes {
             throw DomainError.invalidRequest(detail: "starting_after is not a verification of this account.",
                                              errors: [FieldError(field: "starting_after", message: "no such verification")])
         }
-        return try .json(APIObjects.ListBody(url: "/v1/verifications", has_more: hasMore,
-                                             data: page.map { APIObjects.VerificationBody($0, publicURL: publicURL) }))
+        // The one fast writer of verification objects, in a list (keys sorted, as everywhere).
+        var list = JSONText.Object()
+        list.raw("data", JSONText.array(page.map { APIObjects.VerificationBody($0, publicURL: publicURL).json }))
+        list.raw("has_more", hasMore ? "true" : "false")
+        list.string("object", "list")
+        list.string("url", "/v1/verifications")
+        return .json(bytes: Array(list.json.utf8))
     }
 }
