@@ -9,8 +9,8 @@ struct DigiLockerRoutes {
     let service: DigiLockerService
     /// For failures of the deferred callback (each line carries its request id).
     let log: any ServerLog
-    /// Builds the journey's cookies (the nonce cookie has their attributes).
-    let cookies: JourneyRoutes
+    /// The nonce cookie has the journey cookies' attributes.
+    let cookies: JourneyCookies
     let publicURL: URL
 
     static let nonceCookie = "hosted_digilocker"

@@ -11,7 +11,7 @@ struct JourneyRoutes {
     let publicDirectory: URL
     let publicURL: URL
     let trustedProxies: Set<String>
-    let returnURLs: ReturnURLRegistry
+    let cookies: JourneyCookies
 
     static let cookieName = JourneySessionAuthentication.cookieName
 
@@ -23,21 +23,12 @@ struct JourneyRoutes {
         }
         // Sign-in calls: only from the journey's own origin (checked before their body is read).
         routes.group(SameOrigin(publicURL: publicURL)) { routes in registerSignIn(in: &routes) }
-        // Signed in: the page asks for the journey's state.
-        routes.group(JourneySessionAuthentication(signIn: signIn)) { routes in
-            routes.add("GET", "/j/{id}/api/state") { _, context in
-                let (session, verification) = try context.journey()
-                return try journeyState(verification, session)
-            }
-        }
         // Without a session: only submitted and closed states are told, so a returning user
         // sees where things stand instead of a sign-in that can no longer lead anywhere.
         routes.add("GET", "/j/{id}/api/status") { _, context in
             let id = try journeyID(context)
-            guard let verification = try signIn.verifications.verification(id: id),
-                  verification.status == .submitted || verification.status.isClosed
-            else { throw Self.signInRequired }
-            return try .json(["status": verification.status.rawValue])
+            guard let status = try signIn.finishedStatus(verificationID: id) else { throw Self.signInRequired }
+            return try .json(["status": status.rawValue])
         }
     }
 
@@ -79,15 +70,8 @@ struct JourneyRoutes {
         routes.add("POST", "/j/{id}/api/signout") { request, context in
             _ = try journeyID(context)
             try signIn.endSession(token: cookie(request))
-            return Response(status: 204, headers: HTTPHeaders([("Set-Cookie", sessionCookie(context.parameters["id"] ?? "", value: "", maxAge: 0))]))
+            return Response(status: 204, headers: HTTPHeaders([("Set-Cookie", cookies.session(context.parameters["id"] ?? "", value: "", maxAge: 0))]))
         }
-    }
-
-    func journeyState(_ verification: Verification, _ session: SignInStore.Session) throws -> Response {
-        let workflow = try signIn.workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
-                                                     version: verification.workflowVersion)
-        let returnURL = try returnURLs.stillRegistered(session.returnURL ?? verification.returnURL, accountID: verification.accountID)
-        return try .json(JourneyState(verification, returnURL: returnURL, workflow: workflow))
     }
 
     /// Every sign-in failure looks the same.
@@ -101,22 +85,8 @@ struct JourneyRoutes {
 
     private func signedIn(_ id: ObjectID, _ token: BearerSecret) throws -> Response {
         var response = try Response.json(["status": "signed_in"])
-        response.headers.add("Set-Cookie", sessionCookie(id.rawValue, value: token.value, maxAge: Int(SignInService.sessionLifetime)))
+        response.headers.add("Set-Cookie", cookies.session(id.rawValue, value: token.value, maxAge: Int(SignInService.sessionLifetime)))
         return response
-    }
-
-    /// `HttpOnly` (no script reads it), `SameSite=Lax` set explicitly (WKWebView defaults differ;
-    /// Strict would drop it on the way back from DigiLocker), `Secure` on https, scoped to this journey.
-    func sessionCookie(_ id: String, value: String, maxAge: Int) -> String {
-        cookie(Self.cookieName, value: value, path: "/j/\(id)", maxAge: maxAge)
-    }
-
-    /// A cookie of the journey's: no script reads it, sent on top-level returns from other sites
-    /// (`SameSite=Lax`), `Secure` when the public URL is https.
-    func cookie(_ name: String, value: String, path: String, maxAge: Int) -> String {
-        var cookie = "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
-        if publicURL.scheme == "https" { cookie += "; Secure" }
-        return cookie
     }
 
     func cookie(_ request: Request) -> String? { request.cookie(Self.cookieName) }
@@ -130,40 +100,5 @@ struct JourneyRoutes {
             .split(separator: UInt8(ascii: ","))  // bytes, not Characters (see Request.cookie)
             .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trustedProxies.contains($0) } ?? request.peerAddress
-    }
-
-    /// What the journey page is told about its verification: never the mobile number.
-    struct JourneyState: Encodable {
-        let verification_id: String
-        let status: String
-        let workflow: String
-        let steps: [JourneyStep]
-        let return_url: String?
-
-        /// A step with the options the page needs to render it.
-        struct JourneyStep: Encodable {
-            let id: String
-            let type: String
-            let status: String
-            let completed_at: String?
-            let min: Int?
-            let max: Int?
-            let documents: [String]?
-            let artifacts: [String]
-        }
-
-        init(_ v: Verification, returnURL: String?, workflow pinned: Workflow?) {
-            verification_id = v.id.rawValue
-            status = v.status.rawValue
-            workflow = v.workflowKey
-            steps = v.steps.map { state in
-                let definition = pinned?.steps.first { $0.id == state.id }
-                let bounds = definition.flatMap(JourneyService.imageBounds)
-                return JourneyStep(id: state.id, type: state.type.rawValue, status: state.statusName,
-                                   completed_at: APIObjects.timestamp(state.completedAt), min: bounds?.lowerBound,
-                                   max: bounds?.upperBound, documents: definition?.documents, artifacts: state.artifacts)
-            }
-            return_url = returnURL
-        }
     }
 }

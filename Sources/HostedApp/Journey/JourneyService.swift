@@ -122,6 +122,15 @@ struct JourneyService: Sendable {
 
     /// Where the browser goes after submit: the return URL with `verification_id` and `status`
     /// added to its query (an existing query is kept).
+    /// What the page is told about its verification (its steps with their bounds, the return URL
+    /// if it is still registered).
+    func state(of verification: Verification, session: SignInStore.Session) throws -> JourneyState {
+        let workflow = try workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
+                                              version: verification.workflowVersion)
+        let returnURL = try returnURLs.stillRegistered(session.returnURL ?? verification.returnURL, accountID: verification.accountID)
+        return JourneyState(verification, returnURL: returnURL, workflow: workflow)
+    }
+
     /// Where the page sends the user after submit: the visit's (or the verification's) return
     /// URL if it is still registered, with the outcome added; nil otherwise.
     func redirect(after verification: Verification, visitReturnURL: String?) throws -> String? {

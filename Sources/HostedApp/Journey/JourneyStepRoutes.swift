@@ -5,10 +5,13 @@ import HostedStorage
 
 /// The journey's step calls: the profile form, images (add, remove), completing a step, submit.
 struct JourneyStepRoutes {
-    let journey: JourneyRoutes
     let service: JourneyService
 
     func register(in routes: inout Router.Builder) {
+        routes.add("GET", "/j/{id}/api/state") { _, context in
+            let (session, verification) = try context.journey()
+            return try .json(service.state(of: verification, session: session))
+        }
         routes.add("POST", "/j/{id}/api/steps/{step}/profile", bodyLimit: 8192) { request, context in
             let (session, verification) = try context.journey()
             var body = try JSONObject(body: request.body)
@@ -17,7 +20,7 @@ struct JourneyStepRoutes {
             try body.finish()
             let updated = try service.submitProfile(verification, stepID: context.parameters["step"] ?? "",
                                                     fullName: fullName, dateOfBirth: dateOfBirth)
-            return try journey.journeyState(updated, session)
+            return try .json(service.state(of: updated, session: session))
         }
         // The image is the raw body: 8 MB at most, refused before it is read when larger.
         routes.add("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
@@ -33,7 +36,7 @@ struct JourneyStepRoutes {
         routes.add("POST", "/j/{id}/api/steps/{step}/complete") { request, context in
             let (session, verification) = try context.journey()
             let updated = try service.completeStep(verification, stepID: context.parameters["step"] ?? "")
-            return try journey.journeyState(updated, session)
+            return try .json(service.state(of: updated, session: session))
         }
         routes.add("POST", "/j/{id}/api/submit") { request, context in
             let (session, verification) = try context.journey()

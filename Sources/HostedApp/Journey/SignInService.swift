@@ -180,6 +180,15 @@ struct SignInService: Sendable {
         return (session, verification)
     }
 
+    /// The status of a verification that is submitted or closed — what the page may tell someone
+    /// without a session — else nil (open, or no such verification: alike).
+    func finishedStatus(verificationID: ObjectID) throws -> VerificationStatus? {
+        guard let verification = try verifications.verification(id: verificationID),
+              verification.status == .submitted || verification.status.isClosed
+        else { return nil }
+        return verification.status
+    }
+
     func endSession(token text: String?) throws {
         guard let text, let token = BearerSecret(presented: text) else { return }
         try store.endSession(tokenHash: Digest.sha256Hex(token.value), at: clock.now())

@@ -113,9 +113,10 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         verificationRoutes.register(in: &routes)
         HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
     }
+    let cookies = JourneyCookies(publicURL: configuration.publicURL)
     let journey = JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
                                 publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies),
-                                returnURLs: registry)
+                                cookies: cookies)
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)
     let journeyService = JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts,
@@ -126,11 +127,11 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let digiLockerRoutes = DigiLockerRoutes(
         service: DigiLockerService(store: digiLockerStore, journey: journeyService, rateLimits: rateLimits,
                                    provider: digiLocker.map(DigiLockerProvider.init), key: secretKey, clock: clock, random: random),
-        log: log, cookies: journey, publicURL: configuration.publicURL)
+        log: log, cookies: cookies, publicURL: configuration.publicURL)
     // Signed-in journey calls: a body (an 8 MB photo) is read only from the page's origin with a live session.
     routes.group(SameOrigin(publicURL: configuration.publicURL)) { routes in
         routes.group(JourneySessionAuthentication(signIn: signIn)) { routes in
-            JourneyStepRoutes(journey: journey, service: journeyService).register(in: &routes)
+            JourneyStepRoutes(service: journeyService).register(in: &routes)
             digiLockerRoutes.registerStart(in: &routes)
         }
     }
