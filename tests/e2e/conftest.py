@@ -303,6 +303,17 @@ class JourneyServer:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
 
+def start_on_a_free_port(binary: Path, env: dict[str, str], workdir: Path):
+    """`hosted serve` on a fixed free port whose public URL is that same address (three tries,
+    since another process may take the port between choosing and binding it)."""
+    stderr_path = workdir / "journey-serve-0.stderr.log"
+    for attempt in range(3):
+        process, public_url, stderr_path = _start_on_fixed_port(binary, env, workdir, attempt)
+        if process is not None:
+            return process, public_url, stderr_path
+    pytest.fail("hosted serve could not bind a free port in 3 attempts; stderr:\n" + _tail(stderr_path), pytrace=False)
+
+
 def stop_server(process: subprocess.Popen, stderr_path: Path) -> None:
     """SIGTERM, then a bounded wait; a server that does not stop in time is killed and fails the test."""
     if process.poll() is not None:
@@ -361,13 +372,7 @@ def journey_hosted(tmp_path_factory: pytest.TempPathFactory):
     binary = _binary()
     workdir = tmp_path_factory.mktemp("journey-hosted")
     env = _environment(workdir)
-    for attempt in range(3):
-        process, public_url, stderr_path = _start_on_fixed_port(binary, env, workdir, attempt)
-        if process is not None:
-            break
-    else:
-        pytest.fail("hosted serve could not bind a free port in 3 attempts; stderr:\n" + _tail(stderr_path),
-                    pytrace=False)
+    process, public_url, stderr_path = start_on_a_free_port(binary, env, workdir)
     env = {**env, "HOSTED_PUBLIC_URL": public_url}
     server = None
     try:

@@ -56,7 +56,7 @@ from conftest import (
     _create_account,
     _environment,
     _seed,
-    _start_on_fixed_port,
+    start_on_a_free_port,
     _tail,
     stop_server,
     WORKFLOW,
@@ -202,13 +202,7 @@ def hostile_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     server = None
     stderr_path = workdir / "journey-serve-0.stderr.log"
     try:
-        for attempt in range(3):
-            process, public_url, stderr_path = _start_on_fixed_port(binary, env, workdir, attempt)
-            if process is not None:
-                break
-        else:
-            pytest.fail("hosted serve could not bind a free port in 3 attempts; stderr:\n" + _tail(stderr_path),
-                        pytrace=False)
+        process, public_url, stderr_path = start_on_a_free_port(binary, env, workdir)
         cli_env = {**env, "HOSTED_PUBLIC_URL": public_url}
         created = _create_account(binary, cli_env, workdir)
         _seed(public_url, created["api_key"])
