@@ -2,6 +2,21 @@ import HostedStorage
 import Testing
 
 @Suite struct MigratorTests {
+    /// One set of migrations: both dialects run the same files, in the same order, and differ
+    /// only where a dialect's file overrides the shared one.
+    @Test func bothDialectsRunTheSameMigrationsWithOverridesWhereTheyDiffer() throws {
+        let sqlite = try Migrator(dialect: .sqlite).migrations
+        let postgres = try Migrator(dialect: .postgres).migrations
+        #expect(sqlite.map(\.identifier) == postgres.map(\.identifier))
+        #expect(sqlite.map(\.identifier) == sqlite.map(\.identifier).sorted())
+        #expect(sqlite.first?.identifier == "0001_accounts")
+        let differing = zip(sqlite, postgres).filter { $0.sql != $1.sql }.map(\.0.identifier)
+        #expect(differing == ["0002_customer_api", "0004_artifacts", "0007_sms_queue"])
+        for (lite, pg) in zip(sqlite, postgres) where lite.sql != pg.sql {
+            #expect(lite.sql.contains("BLOB") && pg.sql.contains("BYTEA"), "\(lite.identifier)")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func shippedMigrationsApplyOnceThenNothing(_ backend: Backend) throws {
         try TestDatabase.with(backend) { (db: any Database) throws in

@@ -1,8 +1,10 @@
 import Foundation
 import HostedCore
 
-/// Applies the SQL files in `migrations/<dialect>/` in name order, each in its own transaction,
-/// recording each applied file's identifier (its name without `.sql`) in `schema_migrations`.
+/// Applies the SQL files of `migrations/shared/` — overridden, file by file, by a file of the
+/// same name in `migrations/<dialect>/` where the dialects differ (`BLOB` vs `BYTEA`) — in name
+/// order, each in its own transaction, recording each applied file's identifier (its name
+/// without `.sql`) in `schema_migrations`.
 public struct Migrator: Sendable {
     /// One migration file.
     public struct Migration: Equatable, Sendable {
@@ -23,13 +25,13 @@ public struct Migrator: Sendable {
         guard let root = directory ?? Self.bundledDirectory() else {
             throw DatabaseError.other(code: "migrations", message: "migrations directory not found beside the binary or in ./migrations")
         }
-        let folder = root.appendingPathComponent(dialect.rawValue)
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { $0.hasSuffix(".sql") }
-            .sorted()
-        migrations = try names.map { name in
-            Migration(identifier: String(name.dropLast(4)),
-                      sql: try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
+        var files: [String: URL] = [:]
+        for folder in ["shared", dialect.rawValue].map(root.appendingPathComponent) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names where name.hasSuffix(".sql") { files[name] = folder.appendingPathComponent(name) }
+        }
+        migrations = try files.keys.sorted().map { name in
+            Migration(identifier: String(name.dropLast(4)), sql: try String(contentsOf: files[name]!, encoding: .utf8))
         }
     }
 
@@ -42,7 +44,7 @@ public struct Migrator: Sendable {
             executable.deletingLastPathComponent().appendingPathComponent("Hosted_HostedStorage.resources/migrations"),
             URL(fileURLWithPath: "migrations"),
         ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("sqlite").path) }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("shared").path) }
     }
 
     public init(migrations: [Migration]) {
