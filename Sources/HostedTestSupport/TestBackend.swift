@@ -58,10 +58,10 @@ public struct TestDatabaseURL: Sendable {
             }
             let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             let admin = try PostgresDatabase(url: base, poolSize: 1)
-            try admin.query("CREATE SCHEMA \(schema)")
+            try admin.query("CREATE SCHEMA \(unsafeSQL: schema)")
             url = .postgres(url: base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)")
             drop = {
-                _ = try? admin.query("DROP SCHEMA \(schema) CASCADE")
+                _ = try? admin.query("DROP SCHEMA \(unsafeSQL: schema) CASCADE")
                 admin.close()
             }
         }

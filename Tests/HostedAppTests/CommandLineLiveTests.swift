@@ -109,7 +109,10 @@ import Testing
         // Nothing was migrated: a node without its key does not touch the database.
         let check = try database.url.open(poolSize: 1)
         defer { check.close() }
-        #expect(try check.query("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))")[0].int("n") == 0)
+        #expect(try check.query("""
+            SELECT count(*) AS n FROM pg_tables
+            WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))
+            """)[0].int("n") == 0)
     }
 
     @Test func returnURLsAndWorkflowsFromTheCommandLine() throws {
@@ -229,8 +232,8 @@ import Testing
             }
             let schema = "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             let admin = try PostgresDatabase(url: base, poolSize: 1)
-            try admin.query("CREATE SCHEMA \(schema)")
-            dropSchema = { _ = try? admin.query("DROP SCHEMA \(schema) CASCADE"); admin.close() }
+            try admin.query("CREATE SCHEMA \(unsafeSQL: schema)")
+            dropSchema = { _ = try? admin.query("DROP SCHEMA \(unsafeSQL: schema) CASCADE"); admin.close() }
             environment["HOSTED_DATABASE_URL"] = base + "?options=-csearch_path%3D\(schema)"
             environment["HOSTED_SECRET_KEY"] = String(repeating: "cli-key-", count: 8)
         }

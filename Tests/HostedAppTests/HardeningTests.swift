@@ -211,7 +211,7 @@ import Testing
         }
 
         func count(_ table: String) throws -> Int {
-            Int(try app.application.database.query("SELECT count(*) AS n FROM \(table)")[0].int("n"))
+            Int(try app.application.database.query("SELECT count(*) AS n FROM \(unsafeSQL: table)")[0].int("n"))
         }
     }
 

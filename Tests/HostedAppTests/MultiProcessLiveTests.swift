@@ -161,7 +161,7 @@ extension MultiProcessLiveTests {
         #expect(statuses.allSatisfy { $0 == 401 })
         let attempts = try PostgresDatabase(url: pair.database.environmentValue, poolSize: 1)
         defer { attempts.close() }
-        #expect(try attempts.query("SELECT attempts FROM otp_codes WHERE verification_id = $1", .text(id))[0].int("attempts") == 5)
+        #expect(try attempts.query("SELECT attempts FROM otp_codes WHERE verification_id = \(id)")[0].int("attempts") == 5)
         let right = try RawHTTPConnection(port: pair.servers[1].port).request(
             "POST", "/j/\(id)/api/otp/verify", headers: ["Origin": "http://127.0.0.1:8080"], body: Array(#"{"code":"\#(code)"}"#.utf8))
         #expect(right.status == 401)

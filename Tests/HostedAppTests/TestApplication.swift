@@ -90,7 +90,7 @@ struct TestApplication {
             var text = ""
             for table in tables {
                 let name = try table.string("tablename")
-                for row in try db.query("SELECT t::text AS row FROM \(name) t") { text += try row.string("row") + "\n" }
+                for row in try db.query("SELECT t::text AS row FROM \(unsafeSQL: name) t") { text += try row.string("row") + "\n" }
             }
             return Array(text.utf8)
         }

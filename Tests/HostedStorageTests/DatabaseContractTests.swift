@@ -11,8 +11,7 @@ import Testing
         try TestDatabase.with(backend) { (db: any Database) throws in
             try db.withConnection { try $0.executeScript("CREATE TABLE t (i BIGINT, s TEXT, b BYTEA_OR_BLOB, n TEXT)".replacingOccurrences(of: "BYTEA_OR_BLOB", with: db.dialect == .postgres ? "BYTEA" : "BLOB")) }
             let blob: [UInt8] = [0, 1, 2, 0xFF, 0x5C, 0x78, 0]
-            try db.query("INSERT INTO t (i, s, b, n) VALUES ($1, $2, $3, $4)",
-                         .integer(Int64.max), .text("नमस्ते 'quoted' \\ \"x\""), .blob(blob), .null)
+            try db.query("INSERT INTO t (i, s, b, n) VALUES (\(Int64.max), \("नमस्ते 'quoted' \\ \"x\""), \(blob), \(.null))")
             let row = try #require(try db.query("SELECT i, s, b, n FROM t").first)
             #expect(try row.int("i") == Int64.max)
             #expect(try row.string("s") == "नमस्ते 'quoted' \\ \"x\"")
@@ -27,8 +26,8 @@ import Testing
         try TestDatabase.with(backend) { (db: any Database) throws in
             try db.withConnection { try $0.executeScript("CREATE TABLE t (s TEXT)") }
             let hostile = "x'); DROP TABLE t; --"
-            try db.query("INSERT INTO t (s) VALUES ($1)", .text(hostile))
-            #expect(try db.query("SELECT s FROM t WHERE s = $1", .text(hostile)).count == 1)
+            try db.query("INSERT INTO t (s) VALUES (\(hostile))")
+            #expect(try db.query("SELECT s FROM t WHERE s = \(hostile)").count == 1)
         }
     }
 
@@ -36,9 +35,9 @@ import Testing
     func uniqueViolationIsTyped(_ backend: Backend) throws {
         try TestDatabase.with(backend) { (db: any Database) throws in
             try db.withConnection { try $0.executeScript("CREATE TABLE t (k TEXT PRIMARY KEY)") }
-            try db.query("INSERT INTO t (k) VALUES ($1)", "a")
+            try db.query("INSERT INTO t (k) VALUES (\("a"))")
             #expect {
-                _ = try db.query("INSERT INTO t (k) VALUES ($1)", "a")
+                _ = try db.query("INSERT INTO t (k) VALUES (\("a"))")
             } throws: { error in
                 if case DatabaseError.uniqueViolation = error { return true }
                 return false
@@ -53,11 +52,11 @@ import Testing
             try db.withConnection { try $0.executeScript("CREATE TABLE t (k TEXT)") }
             #expect(throws: Abort.self) {
                 try db.transaction { connection in
-                    try connection.query("INSERT INTO t (k) VALUES ($1)", "lost")
+                    try connection.query("INSERT INTO t (k) VALUES (\("lost"))")
                     throw Abort()
                 }
             }
-            _ = try db.transaction { try $0.query("INSERT INTO t (k) VALUES ($1)", "kept") }
+            _ = try db.transaction { try $0.query("INSERT INTO t (k) VALUES (\("kept"))") }
             #expect(try db.query("SELECT k FROM t").map { try $0.string("k") } == ["kept"])
         }
     }
@@ -73,7 +72,7 @@ import Testing
                     try db.transaction { connection in
                         if db.dialect == .postgres { try connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE") }
                         let n = try connection.query("SELECT n FROM counter WHERE id = 1")[0].int("n")
-                        try connection.query("UPDATE counter SET n = $1 WHERE id = 1", .integer(n + 1))
+                        try connection.query("UPDATE counter SET n = \(n + 1) WHERE id = 1")
                     }
                 } catch {
                     failures.increment()
@@ -113,12 +112,14 @@ import Testing
             let pids = Set(try (0..<4).map { _ in try db.query("SELECT pg_backend_pid() AS pid")[0].int("pid") })
             let killer = try PostgresDatabase(url: Backend.postgresURL!, poolSize: 1)
             defer { killer.close() }
-            for pid in pids { try killer.query("SELECT pg_terminate_backend($1::int)", .integer(pid)) }
+            for pid in pids { try killer.query("SELECT pg_terminate_backend(\(pid)::int)") }
             // A failover is over once its server processes are gone: from then on the pool's
             // stale connections read end-of-file and are replaced before use.
             for _ in 0..<250 {
-                let left = try killer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])",
-                                            .text("{" + pids.map(String.init).joined(separator: ",") + "}"))
+                let left = try killer.query("""
+                    SELECT count(*) AS n FROM pg_stat_activity
+                    WHERE pid = ANY(\("{" + pids.map(String.init).joined(separator: ",") + "}")::int[])
+                    """)
                 if try left[0].int("n") == 0 { break }
                 usleep(20_000)
             }

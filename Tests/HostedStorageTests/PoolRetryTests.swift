@@ -17,7 +17,7 @@ import Testing
             let calls = Calls()
             try db.transaction { connection in
                 calls.count += 1
-                try connection.query("INSERT INTO retried (x) VALUES ($1)", .integer(Int64(calls.count)))
+                try connection.query("INSERT INTO retried (x) VALUES (\(Int64(calls.count)))")
                 // The first attempt's server process ends mid-transaction: its insert is rolled back.
                 if calls.count == 1 { try connection.query("SELECT pg_terminate_backend(pg_backend_pid())") }
             }

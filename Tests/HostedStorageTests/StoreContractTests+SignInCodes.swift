@@ -80,7 +80,7 @@ extension StoreContractTests {
                 #expect(failures.value == 0)
                 #expect(results.all.count == 20)
                 #expect(results.all.allSatisfy { $0 == .rejected })
-                let attempts = try db.query("SELECT attempts FROM otp_codes WHERE verification_id = $1", .text(id.rawValue))
+                let attempts = try db.query("SELECT attempts FROM otp_codes WHERE verification_id = \(id.rawValue)")
                 #expect(try attempts.first?.int("attempts") == Int64(Self.maximumAttempts))
                 #expect(try check(store, id, right) == .rejected)
             }

@@ -7,8 +7,9 @@ public enum SQLDialect: String, Sendable {
 /// One open connection. Not thread-safe: a connection is used by one thread at a time, which
 /// `Database` guarantees by handing it out from its pool.
 public protocol DatabaseConnection: AnyObject {
-    /// Runs one parameterized statement (`$1`, `$2`, … placeholders in both dialects) and returns its rows.
-    func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [Row]
+    /// Runs one statement's text with its bind values (`$1`, `$2`, … in both dialects) and
+    /// returns its rows. Callers write `query(_ sql: SQL)`, which builds both safely.
+    func run(_ text: String, bindings: [SQLValue]) throws(DatabaseError) -> [Row]
     /// Runs a script of several statements without parameters (migrations only).
     func executeScript(_ sql: String) throws(DatabaseError)
     /// False when the connection is known to be dead before anything is sent on it (the server
@@ -19,9 +20,10 @@ public protocol DatabaseConnection: AnyObject {
 extension DatabaseConnection {
     public var isUsable: Bool { true }
 
+    /// Runs one statement; every value interpolated into `sql` is a bind parameter.
     @discardableResult
-    public func query(_ sql: String, _ parameters: SQLValue...) throws(DatabaseError) -> [Row] {
-        try query(sql, parameters)
+    public func query(_ sql: SQL) throws(DatabaseError) -> [Row] {
+        try run(sql.text, bindings: sql.bindings)
     }
 }
 
@@ -43,15 +45,9 @@ public protocol Database: Sendable {
 }
 
 extension Database {
-    /// Runs one statement on a pooled connection.
+    /// Runs one statement on a pooled connection; every interpolated value is a bind parameter.
     @discardableResult
-    public func query(_ sql: String, _ parameters: SQLValue...) throws -> [Row] {
-        try withConnection { try $0.query(sql, parameters) }
-    }
-
-    /// Runs one statement with an array of parameters.
-    @discardableResult
-    public func query(_ sql: String, parameters: [SQLValue]) throws -> [Row] {
-        try withConnection { try $0.query(sql, parameters) }
+    public func query(_ sql: SQL) throws -> [Row] {
+        try withConnection { try $0.query(sql) }
     }
 }

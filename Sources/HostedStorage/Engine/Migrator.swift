@@ -68,11 +68,10 @@ public struct Migrator: Sendable {
             for migration in migrations {
                 try connection.executeScript(postgres ? "BEGIN" : "BEGIN IMMEDIATE")
                 do {
-                    let done = try connection.query("SELECT 1 FROM schema_migrations WHERE id = $1", .text(migration.identifier))
+                    let done = try connection.query("SELECT 1 FROM schema_migrations WHERE id = \(migration.identifier)")
                     if done.isEmpty {
                         try connection.executeScript(migration.sql)
-                        try connection.query("INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
-                                             .text(migration.identifier), .integer(clock.now().unixMilliseconds))
+                        try connection.query("INSERT INTO schema_migrations (id, applied_at) VALUES (\(migration.identifier), \(clock.now().unixMilliseconds))")
                         applied.append(migration.identifier)
                     }
                     try connection.executeScript("COMMIT")
@@ -90,7 +89,7 @@ public struct Migrator: Sendable {
 
     /// Identifiers of migrations not yet applied (empty when the schema is current).
     public func pending(_ database: any Database) throws -> [String] {
-        let ledgerExists = database.dialect == .postgres
+        let ledgerExists: SQL = database.dialect == .postgres
             ? "SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))"
             : "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
         guard try !database.query(ledgerExists).isEmpty else { return migrations.map(\.identifier) }

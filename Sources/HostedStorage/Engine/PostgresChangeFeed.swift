@@ -29,7 +29,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
 
     public func publish(_ key: String) {
         // A lost notification only delays a long-poll until its timeout; never fail the change.
-        _ = try? database.query("SELECT pg_notify($1, $2)", .text(Self.channel), .text(key))
+        _ = try? database.query("SELECT pg_notify(\(Self.channel), \(key))")
     }
 
     public func subscribe(_ handler: @escaping @Sendable (String?) -> Void) {

@@ -53,7 +53,7 @@ final class PostgresConnection: DatabaseConnection {
         return .closed
     }
 
-    func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [Row] {
+    func run(_ sql: String, bindings parameters: [SQLValue]) throws(DatabaseError) -> [Row] {
         let name = try prepare(sql, parameterCount: parameters.count)
         let result = try execute(name: name, parameters)
         defer { PQclear(result) }

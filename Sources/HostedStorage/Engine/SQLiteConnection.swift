@@ -29,7 +29,7 @@ final class SQLiteConnection: DatabaseConnection {
         sqlite3_close_v2(handle)
     }
 
-    func query(_ sql: String, _ parameters: [SQLValue]) throws(DatabaseError) -> [Row] {
+    func run(_ sql: String, bindings parameters: [SQLValue]) throws(DatabaseError) -> [Row] {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)

@@ -13,21 +13,22 @@ public struct AccountStore: Sendable {
     /// Creates an account together with its first API key, atomically.
     public func create(_ account: Account, firstKey: APIKey, secretHash: String) throws {
         try database.transaction { connection in
-            try connection.query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)",
-                                 .text(account.id.rawValue), .text(account.name),
-                                 .integer(account.createdAt.unixMilliseconds))
+            try connection.query("""
+                INSERT INTO accounts (id, name, created_at)
+                VALUES (\(account.id.rawValue), \(account.name), \(account.createdAt.unixMilliseconds))
+                """)
             try insert(firstKey, secretHash: secretHash, on: connection)
         }
     }
 
     /// Adds another key to an existing account; throws `notFound` when the account does not exist.
     public func exists(_ id: ObjectID) throws -> Bool {
-        try !database.query("SELECT 1 FROM accounts WHERE id = $1", .text(id.rawValue)).isEmpty
+        try !database.query("SELECT 1 FROM accounts WHERE id = \(id.rawValue)").isEmpty
     }
 
     public func addKey(_ key: APIKey, secretHash: String) throws {
         try database.transaction { connection in
-            guard try !connection.query("SELECT 1 FROM accounts WHERE id = $1", .text(key.accountID.rawValue)).isEmpty else {
+            guard try !connection.query("SELECT 1 FROM accounts WHERE id = \(key.accountID.rawValue)").isEmpty else {
                 throw DomainError.notFound(what: "account")
             }
             try insert(key, secretHash: secretHash, on: connection)
@@ -35,17 +36,16 @@ public struct AccountStore: Sendable {
     }
 
     private func insert(_ key: APIKey, secretHash: String, on connection: DatabaseConnection) throws {
-        try connection.query(
-            "INSERT INTO api_keys (id, account_id, secret_hash, display_prefix, created_at) VALUES ($1, $2, $3, $4, $5)",
-            .text(key.id.rawValue), .text(key.accountID.rawValue), .text(secretHash),
-            .text(key.displayPrefix), .integer(key.createdAt.unixMilliseconds))
+        try connection.query("""
+            INSERT INTO api_keys (id, account_id, secret_hash, display_prefix, created_at)
+            VALUES (\(key.id.rawValue), \(key.accountID.rawValue), \(secretHash), \(key.displayPrefix), \(key.createdAt.unixMilliseconds))
+            """)
     }
 
     /// Revokes a key; returns false when no such active key exists.
     public func revokeKey(_ id: ObjectID, at time: Date) throws -> Bool {
         let rows = try database.query(
-            "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id",
-            .text(id.rawValue), .integer(time.unixMilliseconds))
+            "UPDATE api_keys SET revoked_at = \(time.unixMilliseconds) WHERE id = \(id.rawValue) AND revoked_at IS NULL RETURNING id")
         return !rows.isEmpty
     }
 
@@ -53,13 +53,13 @@ public struct AccountStore: Sendable {
     public func account(forKeyHash secretHash: String) throws -> Account? {
         let rows = try database.query("""
             SELECT a.id, a.name, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
-            WHERE k.secret_hash = $1 AND k.revoked_at IS NULL
-            """, .text(secretHash))
+            WHERE k.secret_hash = \(secretHash) AND k.revoked_at IS NULL
+            """)
         return try rows.first.map(Self.account(from:))
     }
 
     public func account(_ id: ObjectID) throws -> Account? {
-        let rows = try database.query("SELECT id, name, created_at FROM accounts WHERE id = $1", .text(id.rawValue))
+        let rows = try database.query("SELECT id, name, created_at FROM accounts WHERE id = \(id.rawValue)")
         return try rows.first.map(Self.account(from:))
     }
 
@@ -67,8 +67,8 @@ public struct AccountStore: Sendable {
     public func keys(of accountID: ObjectID) throws -> [APIKey] {
         let rows = try database.query("""
             SELECT id, account_id, display_prefix, created_at, revoked_at FROM api_keys
-            WHERE account_id = $1 ORDER BY created_at DESC, id DESC
-            """, .text(accountID.rawValue))
+            WHERE account_id = \(accountID.rawValue) ORDER BY created_at DESC, id DESC
+            """)
         return try rows.map { row in
             APIKey(id: try Self.id(.apiKey, row, "id"), accountID: try Self.id(.account, row, "account_id"),
                    displayPrefix: try row.string("display_prefix"),

@@ -13,18 +13,21 @@ public struct ArtifactStore: Sendable {
     public func insert(id: ObjectID, verificationID: ObjectID, stepID: String, contentType: String, content: [UInt8],
                        at time: Date, on connection: DatabaseConnection) throws {
         try connection.query("""
-            INSERT INTO artifacts (id, verification_id, step_id, content_type, content, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-            """, .text(id.rawValue), .text(verificationID.rawValue), .text(stepID), .text(contentType), .blob(content), .date(time))
+            INSERT INTO artifacts (id, verification_id, step_id, content_type, content, created_at)
+            VALUES (\(id.rawValue), \(verificationID.rawValue), \(stepID), \(contentType), \(content), \(time))
+            """)
     }
 
     public func delete(id: String, verificationID: ObjectID, on connection: DatabaseConnection) throws {
-        try connection.query("DELETE FROM artifacts WHERE id = $1 AND verification_id = $2", .text(id), .text(verificationID.rawValue))
+        try connection.query("DELETE FROM artifacts WHERE id = \(id) AND verification_id = \(verificationID.rawValue)")
     }
 
     /// An artifact's bytes and type, if it belongs to this verification.
     public func content(id: ObjectID, verificationID: ObjectID) throws -> (contentType: String, content: [UInt8])? {
-        guard let row = try database.query("SELECT content_type, content FROM artifacts WHERE id = $1 AND verification_id = $2",
-                                           .text(id.rawValue), .text(verificationID.rawValue)).first
+        guard let row = try database.query("""
+            SELECT content_type, content FROM artifacts
+            WHERE id = \(id.rawValue) AND verification_id = \(verificationID.rawValue)
+            """).first
         else { return nil }
         return (try row.string("content_type"), try row.blob("content"))
     }

@@ -16,9 +16,8 @@ public struct DigiLockerStore: Sendable {
                             at time: Date, expiresAt: Date) throws {
         try database.query("""
             INSERT INTO digilocker_states (state_hash, verification_id, step_id, nonce_hash, language, created_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            """, .text(stateHash), .text(verificationID.rawValue), .text(stepID), .text(nonceHash), .optionalText(language),
-            .date(time), .date(expiresAt))
+            VALUES (\(stateHash), \(verificationID.rawValue), \(stepID), \(nonceHash), \(language), \(time), \(expiresAt))
+            """)
     }
 
     /// Where a state leads back to: the verification's step, in the page's language.
@@ -32,18 +31,20 @@ public struct DigiLockerStore: Sendable {
     /// concurrent caller gets its target, everyone else nil. A wrong nonce leaves the state unused.
     public func consumeState(stateHash: String, nonceHash: String, at time: Date) throws -> StateTarget? {
         let rows = try database.query("""
-            UPDATE digilocker_states SET used_at = $3
-            WHERE state_hash = $1 AND nonce_hash = $2 AND used_at IS NULL AND expires_at > $3
+            UPDATE digilocker_states SET used_at = \(time)
+            WHERE state_hash = \(stateHash) AND nonce_hash = \(nonceHash) AND used_at IS NULL AND expires_at > \(time)
             RETURNING verification_id, step_id, language
-            """, .text(stateHash), .text(nonceHash), .date(time))
+            """)
         return try rows.first.flatMap(Self.target)
     }
 
     /// Where a state was issued for, used or not: where to send a browser whose state can no
     /// longer be used.
     public func target(stateHash: String) throws -> StateTarget? {
-        try database.query("SELECT verification_id, step_id, language FROM digilocker_states WHERE state_hash = $1",
-                           .text(stateHash)).first.flatMap(Self.target)
+        try database.query("""
+            SELECT verification_id, step_id, language FROM digilocker_states
+            WHERE state_hash = \(stateHash)
+            """).first.flatMap(Self.target)
     }
 
     private static func target(_ row: Row) throws -> StateTarget? {
@@ -57,8 +58,8 @@ public struct DigiLockerStore: Sendable {
                                     at time: Date, expiresAt: Date) throws {
         try database.query("""
             INSERT INTO digilocker_sim_codes (code_hash, client_id, redirect_uri, code_challenge, created_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6)
-            """, .text(codeHash), .text(clientID), .text(redirectURI), .text(codeChallenge), .date(time), .date(expiresAt))
+            VALUES (\(codeHash), \(clientID), \(redirectURI), \(codeChallenge), \(time), \(expiresAt))
+            """)
     }
 
     /// What an authorization code was issued for.
@@ -71,22 +72,26 @@ public struct DigiLockerStore: Sendable {
     /// Uses a code once: whoever presents it first burns it, right verifier or not.
     public func consumeSimulatorCode(codeHash: String, at time: Date) throws -> SimulatorGrant? {
         let rows = try database.query("""
-            UPDATE digilocker_sim_codes SET used_at = $2
-            WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2
+            UPDATE digilocker_sim_codes SET used_at = \(time)
+            WHERE code_hash = \(codeHash) AND used_at IS NULL AND expires_at > \(time)
             RETURNING client_id, redirect_uri, code_challenge
-            """, .text(codeHash), .date(time))
+            """)
         guard let row = rows.first else { return nil }
         return SimulatorGrant(clientID: try row.string("client_id"), redirectURI: try row.string("redirect_uri"),
                               codeChallenge: try row.string("code_challenge"))
     }
 
     public func insertSimulatorToken(tokenHash: String, at time: Date, expiresAt: Date) throws {
-        try database.query("INSERT INTO digilocker_sim_tokens (token_hash, created_at, expires_at) VALUES ($1, $2, $3)",
-                           .text(tokenHash), .date(time), .date(expiresAt))
+        try database.query("""
+            INSERT INTO digilocker_sim_tokens (token_hash, created_at, expires_at)
+            VALUES (\(tokenHash), \(time), \(expiresAt))
+            """)
     }
 
     public func simulatorTokenIsLive(tokenHash: String, at time: Date) throws -> Bool {
-        try !database.query("SELECT 1 AS live FROM digilocker_sim_tokens WHERE token_hash = $1 AND expires_at > $2",
-                            .text(tokenHash), .date(time)).isEmpty
+        try !database.query("""
+            SELECT 1 AS live FROM digilocker_sim_tokens
+            WHERE token_hash = \(tokenHash) AND expires_at > \(time)
+            """).isEmpty
     }
 }

@@ -30,18 +30,17 @@ public struct IdempotencyStore: Sendable {
         try database.transaction { connection in
             let now = time.unixMilliseconds
             try connection.query("""
-                DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2
-                  AND (created_at < $3 OR (status IS NULL AND created_at < $4))
-                """, .text(accountID.rawValue), .text(key),
-                .integer(now - Int64(Self.retention * 1000)), .integer(now - Int64(Self.abandonedAfter * 1000)))
+                DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)
+                  AND (created_at < \(now - Int64(Self.retention * 1000)) OR (status IS NULL AND created_at < \(now - Int64(Self.abandonedAfter * 1000))))
+                """)
             let inserted = try connection.query("""
-                INSERT INTO idempotency_keys (account_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
+                INSERT INTO idempotency_keys (account_id, key, request_hash, created_at)
+                VALUES (\(accountID.rawValue), \(key), \(requestHash), \(now))
                 ON CONFLICT (account_id, key) DO NOTHING RETURNING key
-                """, .text(accountID.rawValue), .text(key), .text(requestHash), .integer(now))
+                """)
             if !inserted.isEmpty { return .claimed }
             guard let row = try connection.query(
-                "SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE account_id = $1 AND key = $2",
-                .text(accountID.rawValue), .text(key)).first
+                "SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)").first
             else { throw DatabaseError.serializationFailure }
             guard try row.string("request_hash") == requestHash else { return .mismatch }
             guard let status = try row.optionalInt("status") else { return .inFlight }
@@ -52,13 +51,11 @@ public struct IdempotencyStore: Sendable {
 
     public func complete(accountID: ObjectID, key: String, status: Int, contentType: String, body: [UInt8]) throws {
         try database.query(
-            "UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5 WHERE account_id = $1 AND key = $2",
-            .text(accountID.rawValue), .text(key), .integer(Int64(status)), .text(contentType), .blob(body))
+            "UPDATE idempotency_keys SET status = \(Int64(status)), content_type = \(contentType), body = \(body) WHERE account_id = \(accountID.rawValue) AND key = \(key)")
     }
 
     /// Frees the key, so a corrected retry with the same key is processed afresh.
     public func release(accountID: ObjectID, key: String) throws {
-        try database.query("DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2",
-                           .text(accountID.rawValue), .text(key))
+        try database.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)")
     }
 }

@@ -20,7 +20,7 @@ public struct RateLimitStore: Sendable {
     /// burst, exactly as a missing row does, so nothing is lost and the table stays small.
     @discardableResult
     public func prune(before time: Date) throws -> Int {
-        try database.query("DELETE FROM rate_limits WHERE tat < $1 RETURNING bucket", .integer(time.unixMilliseconds)).count
+        try database.query("DELETE FROM rate_limits WHERE tat < \(time.unixMilliseconds) RETURNING bucket").count
     }
 
     /// Buckets stored.
@@ -36,14 +36,14 @@ public struct RateLimitStore: Sendable {
         let step = max(1, Int64((interval * 1000).rounded(.up)))
         let tolerance = step * Int64(burst)
         // Every SET expression reads the old row, so `allowed` and `tat` agree.
-        let next = "(CASE WHEN rate_limits.tat > CAST($2 AS BIGINT) THEN rate_limits.tat ELSE CAST($2 AS BIGINT) END + CAST($3 AS BIGINT))"
+        let next: SQL = "(CASE WHEN rate_limits.tat > CAST(\(now) AS BIGINT) THEN rate_limits.tat ELSE CAST(\(now) AS BIGINT) END + CAST(\(step) AS BIGINT))"
         let rows = try database.query("""
-            INSERT INTO rate_limits (bucket, tat, allowed) VALUES ($1, CAST($2 AS BIGINT) + CAST($3 AS BIGINT), 1)
+            INSERT INTO rate_limits (bucket, tat, allowed) VALUES (\(bucket), CAST(\(now) AS BIGINT) + CAST(\(step) AS BIGINT), 1)
             ON CONFLICT (bucket) DO UPDATE SET
-                tat = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN \(next) ELSE rate_limits.tat END,
-                allowed = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN 1 ELSE 0 END
+                tat = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN \(next) ELSE rate_limits.tat END,
+                allowed = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN 1 ELSE 0 END
             RETURNING tat, allowed
-            """, .text(bucket), .integer(now), .integer(step), .integer(tolerance))
+            """)
         guard let row = rows.first else { throw DatabaseError.serializationFailure }
         if try row.int("allowed") == 1 { return Decision(allowed: true, retryAfterSeconds: 0) }
         let waitMilliseconds = try row.int("tat") + step - tolerance - now

@@ -17,26 +17,32 @@ public struct ReturnURLStore: Sendable {
     }
 
     public func list(accountID: ObjectID) throws -> [Registered] {
-        try database.query("SELECT id, url, created_at FROM return_urls WHERE account_id = $1 ORDER BY created_at, id",
-                           .text(accountID.rawValue)).map(Self.registered)
+        try database.query("""
+            SELECT id, url, created_at FROM return_urls
+            WHERE account_id = \(accountID.rawValue) ORDER BY created_at, id
+            """).map(Self.registered)
     }
 
     /// Registers `url`; returns the existing registration (and false) when it is already there.
     public func add(accountID: ObjectID, id: ObjectID, url: String, at time: Date) throws -> (Registered, created: Bool) {
         let inserted = try database.query("""
-            INSERT INTO return_urls (id, account_id, url, created_at) VALUES ($1, $2, $3, $4)
+            INSERT INTO return_urls (id, account_id, url, created_at) VALUES (\(id.rawValue), \(accountID.rawValue), \(url), \(time))
             ON CONFLICT (account_id, url) DO NOTHING RETURNING id, url, created_at
-            """, .text(id.rawValue), .text(accountID.rawValue), .text(url), .date(time))
+            """)
         if let row = inserted.first { return (try Self.registered(row), true) }
-        let existing = try database.query("SELECT id, url, created_at FROM return_urls WHERE account_id = $1 AND url = $2",
-                                          .text(accountID.rawValue), .text(url))
+        let existing = try database.query("""
+            SELECT id, url, created_at FROM return_urls
+            WHERE account_id = \(accountID.rawValue) AND url = \(url)
+            """)
         guard let row = existing.first else { throw DatabaseError.serializationFailure }
         return (try Self.registered(row), false)
     }
 
     public func delete(accountID: ObjectID, id: ObjectID) throws -> Bool {
-        !(try database.query("DELETE FROM return_urls WHERE account_id = $1 AND id = $2 RETURNING id",
-                             .text(accountID.rawValue), .text(id.rawValue))).isEmpty
+        !(try database.query("""
+            DELETE FROM return_urls
+            WHERE account_id = \(accountID.rawValue) AND id = \(id.rawValue) RETURNING id
+            """)).isEmpty
     }
 
     static func registered(_ row: Row) throws -> Registered {

@@ -25,8 +25,9 @@ public struct SMSQueueStore: Sendable {
     public static func enqueue(id: ObjectID, verificationID: ObjectID, sealed: [UInt8], at time: Date,
                                on connection: DatabaseConnection) throws {
         try connection.query("""
-            INSERT INTO sms_queue (id, verification_id, sealed, attempts, available_at, created_at) VALUES ($1, $2, $3, 0, $4, $4)
-            """, .text(id.rawValue), .text(verificationID.rawValue), .blob(sealed), .date(time))
+            INSERT INTO sms_queue (id, verification_id, sealed, attempts, available_at, created_at)
+            VALUES (\(id.rawValue), \(verificationID.rawValue), \(sealed), 0, \(time), \(time))
+            """)
     }
 
     /// Leases up to `limit` due messages for `lease` seconds and counts an attempt on each.
@@ -34,11 +35,11 @@ public struct SMSQueueStore: Sendable {
         let now = time.unixMilliseconds
         let lock = database.dialect == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
         let rows = try database.query("""
-            UPDATE sms_queue SET claimed_until = $2, attempts = attempts + 1
-            WHERE id IN (SELECT id FROM sms_queue WHERE available_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
-                         ORDER BY available_at LIMIT $3 \(lock))
+            UPDATE sms_queue SET claimed_until = \(now + Int64(lease * 1000)), attempts = attempts + 1
+            WHERE id IN (SELECT id FROM sms_queue WHERE available_at <= \(now) AND (claimed_until IS NULL OR claimed_until <= \(now))
+                         ORDER BY available_at LIMIT \(Int64(limit)) \(unsafeSQL: lock))
             RETURNING id, verification_id, sealed, attempts
-            """, .integer(now), .integer(now + Int64(lease * 1000)), .integer(Int64(limit)))
+            """)
         return try rows.map {
             Queued(id: try $0.string("id"), verificationID: try $0.string("verification_id"), sealed: try $0.blob("sealed"),
                    attempts: Int(try $0.int("attempts")))
@@ -47,12 +48,12 @@ public struct SMSQueueStore: Sendable {
 
     /// Sent, or given up: the row (and the sealed code in it) is gone.
     public func remove(id: String) throws {
-        try database.query("DELETE FROM sms_queue WHERE id = $1", .text(id))
+        try database.query("DELETE FROM sms_queue WHERE id = \(id)")
     }
 
     /// Tries again no sooner than `time`.
     public func retry(id: String, at time: Date) throws {
-        try database.query("UPDATE sms_queue SET claimed_until = NULL, available_at = $2 WHERE id = $1", .text(id), .date(time))
+        try database.query("UPDATE sms_queue SET claimed_until = NULL, available_at = \(time) WHERE id = \(id)")
     }
 
     /// Messages waiting (sent or not yet claimed).

@@ -11,9 +11,8 @@ public struct SettingsStore: Sendable {
     /// The stored value of `key`, or `candidate` stored now if there is none. Concurrent first
     /// starts of several processes all end up with the same value.
     public func valueOrInsert(_ key: String, candidate: String) throws -> String {
-        try database.query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
-                           .text(key), .text(candidate))
-        guard let row = try database.query("SELECT value FROM settings WHERE key = $1", .text(key)).first else {
+        try database.query("INSERT INTO settings (key, value) VALUES (\(key), \(candidate)) ON CONFLICT (key) DO NOTHING")
+        guard let row = try database.query("SELECT value FROM settings WHERE key = \(key)").first else {
             throw DatabaseError.serializationFailure
         }
         return try row.string("value")

@@ -15,19 +15,18 @@ public struct SignInStore: Sendable {
     public func insertHandoff(_ handoff: Handoff, secretHash: String) throws {
         try database.query("""
             INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            """, .text(handoff.id.rawValue), .text(handoff.verificationID.rawValue), .text(handoff.accountID.rawValue),
-            .text(secretHash), .optionalText(handoff.returnURL), .date(handoff.createdAt), .date(handoff.expiresAt))
+            VALUES (\(handoff.id.rawValue), \(handoff.verificationID.rawValue), \(handoff.accountID.rawValue), \(secretHash), \(handoff.returnURL), \(handoff.createdAt), \(handoff.expiresAt))
+            """)
     }
 
     /// Gives an unused, unrevoked, unexpired handoff a new secret hash (the old secret stops
     /// working in the same statement); nil when there is no such handoff.
     public func replaceHandoffSecret(id: ObjectID, accountID: ObjectID, secretHash: String, at time: Date) throws -> Handoff? {
         let rows = try database.query("""
-            UPDATE handoffs SET secret_hash = $3
-            WHERE id = $1 AND account_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $4
+            UPDATE handoffs SET secret_hash = \(secretHash)
+            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(time)
             RETURNING id, verification_id, account_id, return_url, created_at, expires_at
-            """, .text(id.rawValue), .text(accountID.rawValue), .text(secretHash), .date(time))
+            """)
         guard let row = rows.first,
               let verificationID = ObjectID(.verification, parsing: try row.string("verification_id"))
         else { return nil }
@@ -40,10 +39,10 @@ public struct SignInStore: Sendable {
     /// `.some`), everyone else nil.
     public func consumeHandoff(secretHash: String, verificationID: ObjectID, at time: Date) throws -> String?? {
         let rows = try database.query("""
-            UPDATE handoffs SET used_at = $3
-            WHERE secret_hash = $1 AND verification_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $3
+            UPDATE handoffs SET used_at = \(time)
+            WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(time)
             RETURNING return_url
-            """, .text(secretHash), .text(verificationID.rawValue), .date(time))
+            """)
         guard let row = rows.first else { return nil }
         return .some(try row.optionalString("return_url"))
     }
@@ -53,8 +52,8 @@ public struct SignInStore: Sendable {
     public func insertSession(tokenHash: String, verificationID: ObjectID, returnURL: String?, at time: Date, expiresAt: Date) throws {
         try database.query("""
             INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5)
-            """, .text(tokenHash), .text(verificationID.rawValue), .optionalText(returnURL), .date(time), .date(expiresAt))
+            VALUES (\(tokenHash), \(verificationID.rawValue), \(returnURL), \(time), \(expiresAt))
+            """)
     }
 
     /// A live session: its verification and the visit's return URL.
@@ -66,15 +65,14 @@ public struct SignInStore: Sendable {
     public func session(tokenHash: String, verificationID: ObjectID, at time: Date) throws -> Session? {
         let rows = try database.query("""
             SELECT return_url FROM journey_sessions
-            WHERE token_hash = $1 AND verification_id = $2 AND revoked_at IS NULL AND expires_at > $3
-            """, .text(tokenHash), .text(verificationID.rawValue), .date(time))
+            WHERE token_hash = \(tokenHash) AND verification_id = \(verificationID.rawValue) AND revoked_at IS NULL AND expires_at > \(time)
+            """)
         guard let row = rows.first else { return nil }
         return Session(verificationID: verificationID, returnURL: try row.optionalString("return_url"))
     }
 
     public func endSession(tokenHash: String, at time: Date) throws {
-        try database.query("UPDATE journey_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL",
-                           .text(tokenHash), .date(time))
+        try database.query("UPDATE journey_sessions SET revoked_at = \(time) WHERE token_hash = \(tokenHash) AND revoked_at IS NULL")
     }
 
     // MARK: SMS codes
@@ -86,9 +84,10 @@ public struct SignInStore: Sendable {
                             message: (id: ObjectID, sealed: [UInt8])) throws {
         try database.transaction { connection in
             try connection.query("""
-                INSERT INTO otp_codes (verification_id, code_hmac, created_at, expires_at, attempts) VALUES ($1, $2, $3, $4, 0)
-                ON CONFLICT (verification_id) DO UPDATE SET code_hmac = $2, created_at = $3, expires_at = $4, attempts = 0, used_at = NULL
-                """, .text(verificationID.rawValue), .text(codeHMAC), .date(time), .date(expiresAt))
+                INSERT INTO otp_codes (verification_id, code_hmac, created_at, expires_at, attempts)
+                VALUES (\(verificationID.rawValue), \(codeHMAC), \(time), \(expiresAt), 0)
+                ON CONFLICT (verification_id) DO UPDATE SET code_hmac = \(codeHMAC), created_at = \(time), expires_at = \(expiresAt), attempts = 0, used_at = NULL
+                """)
             try SMSQueueStore.enqueue(id: message.id, verificationID: verificationID, sealed: message.sealed, at: time, on: connection)
         }
     }
@@ -105,23 +104,25 @@ public struct SignInStore: Sendable {
     public func checkCode(verificationID: ObjectID, codeHMAC: String, maximumAttempts: Int, at time: Date) throws -> CodeCheck {
         let counted = try database.query("""
             UPDATE otp_codes SET attempts = attempts + 1
-            WHERE verification_id = $1 AND attempts < $2 AND used_at IS NULL AND expires_at > $3
+            WHERE verification_id = \(verificationID.rawValue) AND attempts < \(Int64(maximumAttempts)) AND used_at IS NULL AND expires_at > \(time)
             RETURNING attempts
-            """, .text(verificationID.rawValue), .integer(Int64(maximumAttempts)), .date(time))
+            """)
         guard !counted.isEmpty else { return .rejected }
         let used = try database.query("""
-            UPDATE otp_codes SET used_at = $3
-            WHERE verification_id = $1 AND code_hmac = $2 AND used_at IS NULL AND attempts <= $4
+            UPDATE otp_codes SET used_at = \(time)
+            WHERE verification_id = \(verificationID.rawValue) AND code_hmac = \(codeHMAC) AND used_at IS NULL AND attempts <= \(Int64(maximumAttempts))
             RETURNING verification_id
-            """, .text(verificationID.rawValue), .text(codeHMAC), .date(time), .integer(Int64(maximumAttempts)))
+            """)
         return used.isEmpty ? .rejected : .accepted
     }
 
     // MARK: Outbox (dev mode)
 
     public func addToOutbox(id: ObjectID, to number: String, body: String, at time: Date) throws {
-        try database.query("INSERT INTO sms_outbox (id, to_number, body, created_at) VALUES ($1, $2, $3, $4)",
-                           .text(id.rawValue), .text(number), .text(body), .date(time))
+        try database.query("""
+            INSERT INTO sms_outbox (id, to_number, body, created_at)
+            VALUES (\(id.rawValue), \(number), \(body), \(time))
+            """)
     }
 
     /// A message in the dev outbox.
@@ -134,9 +135,9 @@ public struct SignInStore: Sendable {
     /// Newest first, optionally for one number.
     public func outbox(to number: String?, limit: Int = 50) throws -> [OutboxMessage] {
         try database.query("""
-            SELECT to_number, body, created_at FROM sms_outbox WHERE ($1 = '' OR to_number = $1)
-            ORDER BY created_at DESC, id DESC LIMIT $2
-            """, .text(number ?? ""), .integer(Int64(limit))).map {
+            SELECT to_number, body, created_at FROM sms_outbox WHERE (\(number ?? "") = '' OR to_number = \(number ?? ""))
+            ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
+            """).map {
             OutboxMessage(to: try $0.string("to_number"), body: try $0.string("body"), createdAt: try $0.date("created_at"))
         }
     }

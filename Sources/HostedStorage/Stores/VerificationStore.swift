@@ -22,16 +22,16 @@ public struct VerificationStore: Sendable {
     public func createOrFetchOpen(_ verification: Verification) throws -> (Verification, created: Bool) {
         for _ in 0..<3 {
             let inserted = try database.query("""
-                INSERT INTO verifications (\(Self.columns))
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                INSERT INTO verifications (\(unsafeSQL: Self.columns))
+                VALUES (\(values: try Self.values(verification)))
                 ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
                 RETURNING id
-                """, parameters: try Self.values(verification))
+                """)
             if !inserted.isEmpty { return (verification, true) }
             let existing = try database.query("""
-                SELECT \(Self.columns) FROM verifications
-                WHERE account_id = $1 AND user_id = $2 AND workflow_key = $3 AND status NOT IN ('canceled', 'expired')
-                """, .text(verification.accountID.rawValue), .text(verification.userID), .text(verification.workflowKey))
+                SELECT \(unsafeSQL: Self.columns) FROM verifications
+                WHERE account_id = \(verification.accountID.rawValue) AND user_id = \(verification.userID) AND workflow_key = \(verification.workflowKey) AND status NOT IN ('canceled', 'expired')
+                """)
             // Empty only if the open one was closed between the two statements: try again.
             if let row = existing.first { return (try Self.verification(from: row), false) }
         }
@@ -40,13 +40,15 @@ public struct VerificationStore: Sendable {
 
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
-        try database.query("SELECT \(Self.columns) FROM verifications WHERE id = $1", .text(id.rawValue))
+        try database.query("SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue)")
             .first.map(Self.verification(from:))
     }
 
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
-        try database.query("SELECT \(Self.columns) FROM verifications WHERE id = $1 AND account_id = $2",
-                           .text(id.rawValue), .text(accountID.rawValue)).first.map(Self.verification(from:))
+        try database.query("""
+            SELECT \(unsafeSQL: Self.columns) FROM verifications
+            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+            """).first.map(Self.verification(from:))
     }
 
     /// Filters for listing.
@@ -71,23 +73,24 @@ public struct VerificationStore: Sendable {
         var cursorTime: Int64 = Int64.max
         var cursorID = "~"  // sorts after every id
         if let startingAfter {
-            guard let cursor = try database.query("SELECT created_at FROM verifications WHERE id = $1 AND account_id = $2",
-                                                  .text(startingAfter.rawValue), .text(accountID.rawValue)).first
+            guard let cursor = try database.query("""
+                SELECT created_at FROM verifications
+                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue)
+                """).first
             else { throw UnknownCursor() }
             cursorTime = try cursor.int("created_at")
             cursorID = startingAfter.rawValue
         }
         let rows = try database.query("""
-            SELECT \(Self.columns) FROM verifications
-            WHERE account_id = $1
-              AND (created_at < $2 OR (created_at = $2 AND id < $3))
-              AND ($4 = '' OR user_id = $4)
-              AND ($5 = '' OR workflow_key = $5)
-              AND ($6 = '' OR status = $6)
+            SELECT \(unsafeSQL: Self.columns) FROM verifications
+            WHERE account_id = \(accountID.rawValue)
+              AND (created_at < \(cursorTime) OR (created_at = \(cursorTime) AND id < \(cursorID)))
+              AND (\(filter.userID ?? "") = '' OR user_id = \(filter.userID ?? ""))
+              AND (\(filter.workflowKey ?? "") = '' OR workflow_key = \(filter.workflowKey ?? ""))
+              AND (\(filter.status?.rawValue ?? "") = '' OR status = \(filter.status?.rawValue ?? ""))
             ORDER BY created_at DESC, id DESC
-            LIMIT $7
-            """, .text(accountID.rawValue), .integer(cursorTime), .text(cursorID), .text(filter.userID ?? ""),
-            .text(filter.workflowKey ?? ""), .text(filter.status?.rawValue ?? ""), .integer(Int64(limit + 1)))
+            LIMIT \(Int64(limit + 1))
+            """)
         let page = try rows.prefix(limit).map(Self.verification(from:))
         return (page, rows.count > limit)
     }
@@ -106,8 +109,7 @@ public struct VerificationStore: Sendable {
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
             guard let row = try connection.query(
-                "SELECT \(Self.columns) FROM verifications WHERE id = $1 AND account_id = $2\(lock)",
-                .text(id.rawValue), .text(accountID.rawValue)).first
+                "SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)").first
             else { throw DomainError.notFound(what: "verification") }
             var verification = try Self.verification(from: row)
             let before = verification
@@ -116,21 +118,20 @@ public struct VerificationStore: Sendable {
             verification.updatedAt = time
             verification.revision += 1
             try connection.query("""
-                UPDATE verifications SET status = $3, mobile = $4, return_url = $5, metadata = $6, steps = $7,
-                    updated_at = $8, submitted_at = $9, decided_at = $10, decision = $11, revision = $12, decision_reason = $13
-                WHERE id = $1 AND account_id = $2
-                """, .text(id.rawValue), .text(accountID.rawValue), .text(verification.status.rawValue),
-                .text(verification.mobile), .optionalText(verification.returnURL),
-                .text(try JSONColumn.encode(verification.metadata)), .text(try JSONColumn.encode(verification.steps)),
-                .date(verification.updatedAt), .date(verification.submittedAt), .date(verification.decidedAt),
-                .optionalText(verification.decision), .integer(verification.revision),
-                .optionalText(verification.decisionReason))
+                UPDATE verifications SET status = \(verification.status.rawValue), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
+                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason)
+                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+                """)
             if verification.closesJourney(from: before) {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
-                try connection.query("UPDATE handoffs SET revoked_at = $2 WHERE verification_id = $1 AND revoked_at IS NULL",
-                                     .text(id.rawValue), .date(time))
-                try connection.query("UPDATE journey_sessions SET revoked_at = $2 WHERE verification_id = $1 AND revoked_at IS NULL",
-                                     .text(id.rawValue), .date(time))
+                try connection.query("""
+                    UPDATE handoffs SET revoked_at = \(time)
+                    WHERE verification_id = \(id.rawValue) AND revoked_at IS NULL
+                    """)
+                try connection.query("""
+                    UPDATE journey_sessions SET revoked_at = \(time)
+                    WHERE verification_id = \(id.rawValue) AND revoked_at IS NULL
+                    """)
             }
             return verification
         }

@@ -17,13 +17,10 @@ public struct WorkflowStore: Sendable {
             do {
                 return try database.transaction { connection in
                     let current = try connection.query(
-                        "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = $1 AND key = $2",
-                        .text(accountID.rawValue), .text(key))
+                        "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key)")
                     let version = Int(try current.first?.int("v") ?? 0) + 1
                     try connection.query(
-                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-                        .text(accountID.rawValue), .text(key), .integer(Int64(version)), .text(name),
-                        .text(try JSONColumn.encode(steps)), .date(time))
+                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time))")
                     return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time)
                 }
             } catch DatabaseError.uniqueViolation {
@@ -38,12 +35,10 @@ public struct WorkflowStore: Sendable {
         let rows: [Row]
         if let version {
             rows = try database.query(
-                "SELECT * FROM workflows WHERE account_id = $1 AND key = $2 AND version = $3",
-                .text(accountID.rawValue), .text(key), .integer(Int64(version)))
+                "SELECT * FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key) AND version = \(Int64(version))")
         } else {
             rows = try database.query(
-                "SELECT * FROM workflows WHERE account_id = $1 AND key = $2 ORDER BY version DESC LIMIT 1",
-                .text(accountID.rawValue), .text(key))
+                "SELECT * FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key) ORDER BY version DESC LIMIT 1")
         }
         return try rows.first.map { try Self.workflow(from: $0, accountID: accountID) }
     }
@@ -52,10 +47,10 @@ public struct WorkflowStore: Sendable {
     public func latestWorkflows(accountID: ObjectID) throws -> [Workflow] {
         let rows = try database.query("""
             SELECT w.* FROM workflows w
-            WHERE w.account_id = $1
+            WHERE w.account_id = \(accountID.rawValue)
               AND w.version = (SELECT MAX(version) FROM workflows v WHERE v.account_id = w.account_id AND v.key = w.key)
             ORDER BY w.key
-            """, .text(accountID.rawValue))
+            """)
         return try rows.map { try Self.workflow(from: $0, accountID: accountID) }
     }
 
