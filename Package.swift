@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedStorage"]),
 
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore", "HostedTestSupport"]),
-        .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto"]),
+        .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
         .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "hosted", "HostedTestSupport"]),

@@ -39,10 +39,6 @@ extension HTTPServer {
             self.started = .now()
             self.receivedAt = Date()
         }
-
-        var isReceiving: Bool {
-            if case .receiving = phase { true } else { false }
-        }
     }
 
     /// A suspended connection waiting for its deferred response; completes at most once.

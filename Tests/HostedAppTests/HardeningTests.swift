@@ -129,7 +129,7 @@ import Testing
         #expect(one["id"] as? String == two["id"] as? String)
         let secrets = [one, two].map { String(($0["url"] as? String ?? "").split(separator: "#").last?.dropFirst("handoff=".count) ?? "") }
         #expect(secrets[0].count >= 43 && secrets[1].count >= 43 && secrets[0] != secrets[1])
-        for secret in secrets { #expect(!TestApplication.contains(try f.app.storedBytes(), secret), "a secret is stored") }
+        for secret in secrets { #expect(!(try f.app.storedBytes()).contains(text: secret), "a secret is stored") }
         // The replaced secret stops working; the fresh one signs in, once.
         let exchange = { (secret: String) in
             f.app.request("POST", "/j/\(f.verificationID)/api/session", headers: [("Origin", Self.origin)], body: #"{"handoff":"\#(secret)"}"#)
@@ -140,7 +140,7 @@ import Testing
         let late = f.app.request("POST", path, headers: headers, body: "{}")
         #expect(late.status == 409)
         #expect(f.app.json(late)["code"] as? String == "handoff_not_reissuable")
-        #expect(!TestApplication.contains(try f.app.storedBytes(), secrets[1]))
+        #expect(!(try f.app.storedBytes()).contains(text: secrets[1]))
     }
 
     // MARK: SMS sign-in
@@ -285,8 +285,8 @@ import Testing
         #expect(try f.count("sms_queue") == 1)
         // Sealed: neither the number nor the text is in the store in clear.
         let stored = try f.app.storedBytes()
-        #expect(!TestApplication.contains(stored, "is your verification code"))
-        #expect(!TestApplication.contains(stored, "Never share it"))
+        #expect(!stored.contains(text: "is your verification code"))
+        #expect(!stored.contains(text: "Never share it"))
         f.app.application.runBackgroundWork()
         #expect(relay.received.all.count == 1)
         #expect(relay.received.all.first?.contains("is your verification code") == true)

@@ -96,12 +96,6 @@ struct TestApplication {
         }
     }
 
-    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let bytes = Array(needle.utf8)
-        guard !bytes.isEmpty, haystack.count >= bytes.count else { return false }
-        return (0...(haystack.count - bytes.count)).contains { haystack[$0..<$0 + bytes.count].elementsEqual(bytes) }
-    }
-
     func json(_ response: Response) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }

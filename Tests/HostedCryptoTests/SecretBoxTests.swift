@@ -1,4 +1,5 @@
 import HostedCrypto
+import HostedTestSupport
 import Testing
 
 @Suite struct SecretBoxTests {
@@ -8,7 +9,7 @@ import Testing
     @Test func sealsAndOpens() throws {
         let sealed = try box.seal(Array("123456 is your code".utf8), context: "row-1", random: nonce)
         #expect(sealed.count == 12 + 19 + 16)
-        #expect(!sealed.contains(subsequence: Array("123456".utf8)))
+        #expect(!sealed.contains(text: "123456"))
         #expect(box.open(sealed, context: "row-1") == Array("123456 is your code".utf8))
         #expect(box.open(try box.seal([], context: "", random: nonce), context: "") == [])
     }
@@ -25,12 +26,5 @@ import Testing
         #expect(box.open([], context: "row-1") == nil)
         #expect(SecretBox.derive(from: Array("another key entirely, 32 chars...".utf8), label: "test/v1").open(sealed, context: "row-1") == nil)
         #expect(SecretBox.derive(from: Array("the service's secret key, 32+ chars".utf8), label: "other/v1").open(sealed, context: "row-1") == nil)
-    }
-}
-
-extension Array where Element == UInt8 {
-    func contains(subsequence: [UInt8]) -> Bool {
-        guard count >= subsequence.count else { return false }
-        return (0...(count - subsequence.count)).contains { self[$0..<$0 + subsequence.count].elementsEqual(subsequence) }
     }
 }

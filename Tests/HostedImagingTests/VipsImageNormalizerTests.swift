@@ -17,12 +17,6 @@ import Testing
         try normalizer.normalize(TestImages.photoPNG(width: width, height: height)).bytes
     }
 
-    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let bytes = Array(needle.utf8)
-        guard haystack.count >= bytes.count else { return false }
-        return (0...(haystack.count - bytes.count)).contains { haystack[$0..<$0 + bytes.count].elementsEqual(bytes) }
-    }
-
     /// The JPEG marker segments before the scan, e.g. 0xE0 (JFIF), 0xE1 (EXIF/XMP), 0xE2 (ICC).
     static func markers(_ jpeg: [UInt8]) -> [UInt8] {
         var found: [UInt8] = []
@@ -46,12 +40,12 @@ import Testing
         // Orientation 6: the camera was turned a quarter; the kept image must stand upright.
         let tagged = TestImages.inserting(TestImages.exifSegment(orientation: 6, make: "SERIAL-XJ-77881",
                                                                  model: "GPS 12.971599N 77.594566E"), into: original)
-        #expect(Self.contains(tagged, "SERIAL-XJ-77881"))
+        #expect(tagged.contains(text: "SERIAL-XJ-77881"))
         let kept = try normalizer.normalize(tagged)
         #expect(kept.width == 48 && kept.height == 64)
-        #expect(!Self.contains(kept.bytes, "SERIAL-XJ-77881"))
-        #expect(!Self.contains(kept.bytes, "GPS 12.97"))
-        #expect(!Self.contains(kept.bytes, "Exif"))
+        #expect(!kept.bytes.contains(text: "SERIAL-XJ-77881"))
+        #expect(!kept.bytes.contains(text: "GPS 12.97"))
+        #expect(!kept.bytes.contains(text: "Exif"))
         #expect(!Self.markers(kept.bytes).contains(0xE1))
         #expect(!Self.markers(kept.bytes).contains(0xE2))
     }
@@ -62,7 +56,7 @@ import Testing
         let polyglotPNG = TestImages.photoPNG(extra: Array(html.utf8))
         for upload in [polyglotJPEG, polyglotPNG] {
             let kept = try normalizer.normalize(upload)
-            #expect(!Self.contains(kept.bytes, "<script>"))
+            #expect(!kept.bytes.contains(text: "<script>"))
             #expect(kept.bytes.suffix(2).elementsEqual([0xFF, 0xD9]))
         }
     }

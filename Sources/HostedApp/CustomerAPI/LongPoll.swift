@@ -48,13 +48,6 @@ final class LongPoll: @unchecked Sendable {
         feed.subscribe { [weak self] key in self?.changed(key) }
     }
 
-    /// Waiters registered right now.
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return waiters.values.reduce(0) { $0 + $1.count }
-    }
-
     /// Takes a slot for each owner, or none and false when one of them holds its limit already.
     func reserve(owners: [String]) -> Bool {
         lock.lock()

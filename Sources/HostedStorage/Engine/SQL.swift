@@ -49,15 +49,12 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         }
 
         public mutating func appendInterpolation(_ value: String) { appendInterpolation(SQLValue.text(value)) }
-        public mutating func appendInterpolation(_ value: String?) { appendInterpolation(value.map(SQLValue.text) ?? .null) }
+        public mutating func appendInterpolation(_ value: String?) { appendInterpolation(SQLValue.optionalText(value)) }
         public mutating func appendInterpolation(_ value: Int64) { appendInterpolation(SQLValue.integer(value)) }
         public mutating func appendInterpolation(_ value: Int) { appendInterpolation(SQLValue.integer(Int64(value))) }
         public mutating func appendInterpolation(_ value: [UInt8]) { appendInterpolation(SQLValue.blob(value)) }
         /// A time, as Unix milliseconds (how both stores keep times).
-        public mutating func appendInterpolation(_ value: Date) { appendInterpolation(SQLValue.integer(value.unixMilliseconds)) }
-        public mutating func appendInterpolation(_ value: Date?) {
-            appendInterpolation(value.map { SQLValue.integer($0.unixMilliseconds) } ?? .null)
-        }
+        public mutating func appendInterpolation(_ value: Date?) { appendInterpolation(SQLValue.date(value)) }
 
         /// A comma-separated list of bind parameters, e.g. for `VALUES (\(values: row))`.
         public mutating func appendInterpolation(values: [SQLValue]) {
