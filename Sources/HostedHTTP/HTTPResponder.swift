@@ -44,7 +44,7 @@ public struct RequestLog: Sendable {
 /// Turns a request into a response. Called on the server's worker threads, so it may block on
 /// the database; it must not throw anything it wants a client to see except a `Problem`.
 public protocol HTTPResponder: Sendable {
-    func respond(to request: Request, context: RequestContext) throws -> Response
+    func respond(to request: Request, context: RequestContext) throws -> Reply
     /// The largest body accepted for this method and path, checked before the body is read.
     func bodyLimit(method: String, path: String) -> Int
     /// Decides from the request line and headers alone — before any of the body is read —
@@ -65,3 +65,5 @@ public typealias Admission = @Sendable (Request, RequestContext) throws -> Void
 
 /// A handler for one route.
 public typealias RouteHandler = @Sendable (Request, RequestContext) throws -> Response
+/// A handler that may answer later (`Reply.deferred`), e.g. a long-poll.
+public typealias DeferrableRouteHandler = @Sendable (Request, RequestContext) throws -> Reply

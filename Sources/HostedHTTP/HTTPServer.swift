@@ -158,7 +158,10 @@ public final class HTTPServer: @unchecked Sendable {
             var request = exchange.request
             request.body = exchange.body
             exchange.body = []
-            return answer(connection, exchange, respond(to: request, exchange: exchange))
+            switch respond(to: request, exchange: exchange) {
+            case .ready(let response): return answer(connection, exchange, response)
+            case .deferred(let deferred): return suspend(connection, exchange, deferred)
+            }
         }
     }
 
@@ -250,15 +253,15 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
-    private func respond(to request: Request, exchange: Exchange) -> Response {
+    private func respond(to request: Request, exchange: Exchange) -> Reply {
         let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
         do {
             return try responder.respond(to: request, context: context)
         } catch let problem as Problem {
-            return problem.response
+            return .ready(problem.response)
         } catch {
             log.error("unhandled error: \(String(reflecting: error))", requestID: exchange.requestID)
-            return Problem.internalError.response
+            return .ready(Problem.internalError.response)
         }
     }
 
@@ -302,7 +305,6 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func answer(_ connection: OpaquePointer, _ exchange: Exchange, _ response: Response) -> MHD_Result {
-        if let deferred = response.deferred { return suspend(connection, exchange, deferred) }
         exchange.phase = .answered
         // The body has been handed to the responder and answered: its budget is free again.
         bodyBudget.release(exchange.reserved)

@@ -4,7 +4,7 @@
 /// a request that announces a body, before the body is read (see `HTTPResponder.admit`).
 public protocol Middleware: Sendable {
     func admit(_ request: Request, context: RequestContext) throws
-    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply
 }
 
 extension Middleware {

@@ -5,8 +5,6 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// Set for a response that will be produced later (long-polls); see `DeferredResponse`.
-    public var deferred: DeferredResponse?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

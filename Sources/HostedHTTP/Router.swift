@@ -9,7 +9,7 @@ public struct Router: HTTPResponder {
         let segments: [Segment]
         let bodyLimit: Int
         let admission: Admission?
-        let handler: RouteHandler
+        let handler: DeferrableRouteHandler
     }
 
     enum Segment: Sendable, Equatable {
@@ -31,8 +31,14 @@ public struct Router: HTTPResponder {
         /// `admit` decides in the header phase whether a body for it is read at all.
         public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
                                  _ handler: @escaping RouteHandler) {
+            addDeferrable(method, pattern, bodyLimit: bodyLimit) { request, context in .ready(try handler(request, context)) }
+        }
+
+        /// Adds a route whose handler may answer later (a long-poll); otherwise like `add`.
+        public mutating func addDeferrable(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+                                           _ handler: @escaping DeferrableRouteHandler) {
             let chain = middleware
-            var wrapped: RouteHandler = handler
+            var wrapped: DeferrableRouteHandler = handler
             for layer in chain.reversed() {
                 let next = wrapped
                 wrapped = { @Sendable request, context in try layer.handle(request, context: context, next: next) }
@@ -140,7 +146,7 @@ public struct Router: HTTPResponder {
         return pattern.count == segments.count ? parameters : nil
     }
 
-    public func respond(to request: Request, context: RequestContext) throws -> Response {
+    public func respond(to request: Request, context: RequestContext) throws -> Reply {
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             var context = context

@@ -34,6 +34,10 @@ import Testing
             app.request("GET", path, headers: auth + headers)
         }
 
+        func poll(_ path: String, headers: [(String, String)] = []) -> Reply {
+            app.reply("GET", path, headers: auth + headers)
+        }
+
         func json(_ response: Response) -> [String: Any] { app.json(response) }
 
         func create(user: String = "user-1", extra: String = "") -> Response {
@@ -264,7 +268,7 @@ import Testing
         let id = try #require(f.json(created)["id"] as? String)
         let etag = try #require(created.headers["ETag"])
 
-        let pending = f.get("/v1/verifications/\(id)?wait=10", headers: [("If-None-Match", etag)])
+        let pending = f.poll("/v1/verifications/\(id)?wait=10", headers: [("If-None-Match", etag)])
         let deferred = try #require(pending.deferred)
         let answered = Answer()
         let started = Date()
@@ -278,7 +282,7 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 3)
 
         let newETag = try #require(response.headers["ETag"])
-        let idle = try #require(f.get("/v1/verifications/\(id)?wait=1", headers: [("If-None-Match", newETag)]).deferred)
+        let idle = try #require(f.poll("/v1/verifications/\(id)?wait=1", headers: [("If-None-Match", newETag)]).deferred)
         let timedOut = Answer()
         idle.start { timedOut.set($0) }
         #expect(try #require(timedOut.wait(seconds: 5)).status == 304)

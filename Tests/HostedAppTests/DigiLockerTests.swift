@@ -19,11 +19,11 @@ import Testing
         private let lock = NSLock()
         private var target: (any HTTPResponder)?
         func set(_ responder: any HTTPResponder) { lock.lock(); target = responder; lock.unlock() }
-        func respond(to request: Request, context: RequestContext) throws -> Response {
+        func respond(to request: Request, context: RequestContext) throws -> Reply {
             lock.lock()
             let responder = target
             lock.unlock()
-            guard let responder else { return Response(status: 503) }
+            guard let responder else { return .ready(Response(status: 503)) }
             return try responder.respond(to: request, context: context)
         }
     }
@@ -94,7 +94,7 @@ import Testing
         /// The provider's redirect arriving, with or without this browser's nonce cookie.
         func callback(_ location: String, nonce: String?) -> Response {
             let path = String(location.dropFirst(DigiLockerTests.origin.count))
-            let pending = app.request("GET", path, headers: nonce.map { [("Cookie", "hosted_digilocker=\($0)")] } ?? [])
+            let pending = app.reply("GET", path, headers: nonce.map { [("Cookie", "hosted_digilocker=\($0)")] } ?? [])
             // The callback answers later, from its own queue, as the server would send it.
             guard let deferred = pending.deferred else { return Response(status: 598) }
             let answer = Answer()

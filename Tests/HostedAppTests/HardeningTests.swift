@@ -72,10 +72,10 @@ import Testing
         defer { f.close() }
         let read = f.app.request("GET", "/v1/verifications/\(f.verificationID)", headers: f.auth)
         let etag = try #require(read.headers["ETag"])
-        let poll = { f.app.request("GET", "/v1/verifications/\(f.verificationID)?wait=2", headers: f.auth + [("If-None-Match", etag)]) }
+        let poll = { f.app.reply("GET", "/v1/verifications/\(f.verificationID)?wait=2", headers: f.auth + [("If-None-Match", etag)]) }
         let answers = [Answer(), Answer()]
         for answer in answers { try #require(poll().deferred).start { answer.set($0) } }
-        let third = poll()
+        let third = try #require(poll().response)
         #expect(third.status == 429)
         #expect(f.app.json(third)["code"] as? String == "rate_limited")
         // Answered (here at their timeout), the slots are free again.
@@ -307,8 +307,10 @@ import Testing
         defer { f.close() }
         for path in ["/assets/journey/main.js", "/assets/journey/journey.css", "/j/\(f.verificationID)",
                      "/journey/digilocker/callback?state=forged&code=x"] {
-            var response = f.app.request("GET", path)
-            if let deferred = response.deferred {  // the DigiLocker callback answers off the worker
+            let response: Response
+            switch f.app.reply("GET", path) {
+            case .ready(let ready): response = ready
+            case .deferred(let deferred):  // the DigiLocker callback answers off the worker
                 let answer = Answer()
                 deferred.start { answer.set($0) }
                 response = try #require(answer.wait(seconds: 10))

@@ -40,7 +40,7 @@ import Testing
                                   headers: HTTPHeaders([("Origin", JourneyStepTests.origin), ("Cookie", "hosted_session=\(cookie)"),
                                                         ("Content-Type", contentType)]), body: body)
             do {
-                return try app.application.responder.respond(to: request, context: RequestContext(requestID: "t"))
+                return try app.application.responder.respond(to: request, context: RequestContext(requestID: "t")).response ?? Response(status: 596)
             } catch {
                 return Response(status: 599)
             }

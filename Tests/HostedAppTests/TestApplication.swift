@@ -37,7 +37,16 @@ struct TestApplication {
         application = try buildApplication(configuration: configuration, migrate: migrate, clock: clock)
     }
 
+    /// The response to a request answered at once; a deferred one (a long-poll) shows as 596 —
+    /// use `reply` for those.
     func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> Response {
+        switch reply(method, path, headers: headers, body: body) {
+        case .ready(let response): return response
+        case .deferred: return Response(status: 596, body: Array("answered later".utf8))
+        }
+    }
+
+    func reply(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> Reply {
         let pathOnly = String(path.split(separator: "?", maxSplits: 1)[0])
         let query: [(name: String, value: String)] = path.contains("?")
             ? path.split(separator: "?", maxSplits: 1)[1].split(separator: "&").map { pair in
@@ -50,7 +59,7 @@ struct TestApplication {
             return try application.responder.respond(to: request, context: RequestContext(requestID: "test"))
         } catch {
             // The error boundary must turn every error into a response.
-            return Response(status: 599, body: Array("\(error)".utf8))
+            return .ready(Response(status: 599, body: Array("\(error)".utf8)))
         }
     }
 

@@ -193,7 +193,7 @@ struct RequireRightBearer: Middleware {
         guard request.headers["Authorization"] == "Bearer right" else { throw Problem.unauthorized("No.") }
     }
 
-    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
         try admit(request, context: context)
         return try next(request, context)
     }

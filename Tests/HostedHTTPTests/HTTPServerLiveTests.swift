@@ -192,7 +192,7 @@ import Testing
         }
         let pending = Pending()
         var routes = Router.Builder()
-        routes.add("GET", "/slow") { _, _ in .deferred { pending.add($0) } }
+        routes.addDeferrable("GET", "/slow") { _, _ in .later { pending.add($0) } }
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2), responder: routes.build(), log: MemoryLog())
         try server.start()
         let connection = try RawHTTPConnection(port: server.port)

@@ -18,7 +18,7 @@ import Testing
 
     func respond(_ method: String, _ path: String) -> Response {
         do {
-            return try router.respond(to: Request(method: method, path: path), context: RequestContext(requestID: "t"))
+            return try router.respond(to: Request(method: method, path: path), context: RequestContext(requestID: "t")).response ?? Response(status: 596)
         } catch let problem as Problem {
             return problem.response
         } catch {
@@ -85,7 +85,7 @@ import Testing
             if refuse { throw Problem.unauthorized("\(name) refuses") }
         }
 
-        func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+        func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
             try admit(request, context: context)
             var context = context
             context[Trail.self] = (context[Trail.self] ?? []) + [name]
@@ -106,7 +106,7 @@ import Testing
     }()
 
     func text(_ path: String, _ method: String = "GET") throws -> String {
-        String(decoding: try Self.router.respond(to: Request(method: method, path: path), context: RequestContext(requestID: "t")).body, as: UTF8.self)
+        String(decoding: try Self.router.respond(to: Request(method: method, path: path), context: RequestContext(requestID: "t")).response?.body ?? [], as: UTF8.self)
     }
 
     @Test func runsOutermostFirstAndOnlyForItsGroup() throws {

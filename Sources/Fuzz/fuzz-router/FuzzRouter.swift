@@ -62,7 +62,7 @@ func fuzzRouter(_ bytes: [UInt8]) {
     if let admitted = try? router.admit(request, context: RequestContext(requestID: "fuzz")) {
         fuzzCheck(admitted == limit, "admit and bodyLimit disagree for \(method) \(path)")
     }
-    guard let response = try? router.respond(to: request, context: RequestContext(requestID: "fuzz")) else { return }
+    guard let response = (try? router.respond(to: request, context: RequestContext(requestID: "fuzz")))?.response else { return }
     let served = String(decoding: response.body, as: UTF8.self)
     fuzzCheck(!served.contains("SECRET"), "a file outside the static root was served for \(Array(path.utf8))")
     guard let (routeMethod, pattern) = patterns.first(where: { "\($0.0) \($0.1)" == served }) else {

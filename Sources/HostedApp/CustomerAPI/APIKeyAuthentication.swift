@@ -11,7 +11,7 @@ struct APIKeyAuthentication: Middleware {
         _ = try accounts.authenticate(authorization: request.headers["Authorization"])
     }
 
-    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
         var context = context
         context[AuthenticatedAccount.self] = try accounts.authenticate(authorization: request.headers["Authorization"])
         return try next(request, context)

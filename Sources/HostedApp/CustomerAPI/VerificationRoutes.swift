@@ -33,9 +33,9 @@ struct VerificationRoutes {
         routes.add("GET", "/v1/verifications", guards.authenticated { request, _, account in
             try list(request, account)
         })
-        routes.add("GET", "/v1/verifications/{id}", guards.authenticated { request, context, account in
-            try read(request, id: context.parameters["id"] ?? "", account)
-        })
+        routes.addDeferrable("GET", "/v1/verifications/{id}") { request, context in
+            try read(request, id: context.parameters["id"] ?? "", try context.account())
+        }
         routes.add("PATCH", "/v1/verifications/{id}", guards.authenticated { request, context, account in
             let id = try Self.id(context)
             var body = try JSONObject(body: request.body)
@@ -73,7 +73,7 @@ struct VerificationRoutes {
     }
 
     /// `GET /v1/verifications/{id}[?wait=N]` with `If-None-Match`.
-    private func read(_ request: Request, id text: String, _ account: Account) throws -> Response {
+    private func read(_ request: Request, id text: String, _ account: Account) throws -> Reply {
         guard let id = ObjectID(.verification, parsing: text) else { throw DomainError.notFound(what: "verification") }
         var wait = 0
         if let raw = request.queryValue("wait") {
@@ -96,8 +96,8 @@ struct VerificationRoutes {
             throw DomainError.notFound(what: "verification")
         }
         let presented = request.headers["If-None-Match"]
-        guard let presented, Self.matches(presented, current.etag) else { return try respond(current) }
-        guard wait > 0 else { return notModified(current) }
+        guard let presented, Self.matches(presented, current.etag) else { return .ready(try respond(current)) }
+        guard wait > 0 else { return .ready(notModified(current)) }
 
         let accountID = account.id
         let store = self.store
@@ -120,7 +120,7 @@ struct VerificationRoutes {
                 detail: "Too many long-polls are waiting for this API key or address (\(longPoll.limitPerOwner)); wait for one to finish.",
                 retryAfterSeconds: 1)
         }
-        return .deferred { complete in
+        return .later { complete in
             longPoll.wait(key: id.rawValue, owners: owners, seconds: seconds, check: check, timeout: timeout, complete: complete)
         }
     }

@@ -44,8 +44,8 @@ struct DigiLockerRoutes {
         // The code exchange and document calls may take seconds: they run on a queue of their
         // own while the connection is suspended, so no HTTP worker waits on DigiLocker (and in
         // dev mode the simulator, served by these same workers, can answer).
-        routes.add("GET", DigiLockerEndpoints.callbackPath) { request, context in
-            .deferred { complete in
+        routes.addDeferrable("GET", DigiLockerEndpoints.callbackPath) { request, context in
+            .later { complete in
                 Self.roundTrips.async {
                     complete(ErrorBoundary.protect(log: log, requestID: context.requestID) { try callback(request, log: context.log) })
                 }

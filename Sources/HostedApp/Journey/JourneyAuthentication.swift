@@ -12,7 +12,7 @@ struct SameOrigin: Middleware {
         try check(request)
     }
 
-    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
         if request.method != "GET" && request.method != "HEAD" { try check(request) }
         return try next(request, context)
     }
@@ -45,7 +45,7 @@ struct JourneySessionAuthentication: Middleware {
         _ = try signedIn(request, context)
     }
 
-    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Response) throws -> Response {
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
         var context = context
         context[SignedInJourney.self] = try signedIn(request, context)
         return try next(request, context)

@@ -10,7 +10,7 @@ struct JourneyRoutes {
     let files: StaticFiles
     let publicDirectory: URL
     let publicURL: URL
-    let trustedProxies: Set<String>
+    let trustedProxies: TrustedProxies
     let cookies: JourneyCookies
 
     static let cookieName = JourneySessionAuthentication.cookieName
@@ -48,7 +48,7 @@ struct JourneyRoutes {
             var body = try JSONObject(body: request.body)
             let mobile = body.string("mobile", required: true)
             try body.finish()
-            switch try signIn.requestCode(verificationID: id, mobile: mobile ?? "", clientAddress: clientAddress(request)) {
+            switch try signIn.requestCode(verificationID: id, mobile: mobile ?? "", clientAddress: trustedProxies.clientAddress(of: request)) {
             case .accepted:
                 return try .json(["status": "sent"], status: 202)
             case .unavailable:
@@ -90,15 +90,4 @@ struct JourneyRoutes {
     }
 
     func cookie(_ request: Request) -> String? { request.cookie(Self.cookieName) }
-
-    /// The client's address: the peer, or — only when the peer is a trusted proxy — the nearest
-    /// untrusted address in `X-Forwarded-For`. Repeated header lines are one list (RFC 9110 §5.3),
-    /// read from the right: a proxy appends, so only the right-most hops are the proxies' own.
-    func clientAddress(_ request: Request) -> String {
-        guard trustedProxies.contains(request.peerAddress) else { return request.peerAddress }
-        let hops = Array(request.headers.all("X-Forwarded-For").joined(separator: ",").utf8)
-            .split(separator: UInt8(ascii: ","))  // bytes, not Characters (see Request.cookie)
-            .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.reversed().first { !trustedProxies.contains($0) } ?? request.peerAddress
-    }
 }

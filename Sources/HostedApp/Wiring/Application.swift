@@ -115,7 +115,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     }
     let cookies = JourneyCookies(publicURL: configuration.publicURL)
     let journey = JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,
-                                publicURL: configuration.publicURL, trustedProxies: Set(configuration.trustedProxies),
+                                publicURL: configuration.publicURL, trustedProxies: TrustedProxies(configuration.trustedProxies),
                                 cookies: cookies)
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)

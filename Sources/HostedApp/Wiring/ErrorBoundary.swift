@@ -8,15 +8,17 @@ struct ErrorBoundary: HTTPResponder {
     let next: any HTTPResponder
     let log: any ServerLog
 
-    func respond(to request: Request, context: RequestContext) throws -> Response {
-        let response = Self.protect(log: log, requestID: context.requestID) { try next.respond(to: request, context: context) }
-        let path = request.path
-        // A response produced later (a long-poll, the DigiLocker callback) gets the same headers
-        // when it is ready, not the placeholder that stands for it now.
-        if let deferred = response.deferred {
-            return .deferred { complete in deferred.start { ready in complete(Self.finish(ready, path: path)) } }
+    func respond(to request: Request, context: RequestContext) throws -> Reply {
+        let reply: Reply
+        do {
+            reply = try next.respond(to: request, context: context)
+        } catch {
+            reply = .ready(Self.problem(for: error, log: log, requestID: context.requestID).response)
         }
-        return Self.finish(response, path: path)
+        // A response produced later (a long-poll, the DigiLocker callback) gets the same headers
+        // when it is ready.
+        let path = request.path
+        return reply.map { Self.finish($0, path: path) }
     }
 
     /// The headers every response carries.
