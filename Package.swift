@@ -25,9 +25,9 @@ let package = Package(
 
         .target(name: "HostedCore"),
         .target(name: "HostedCrypto", dependencies: ["HostedCore", "CCrypto"]),
-        .target(name: "HostedStorage", dependencies: ["HostedCore", "CSQLite3", "CLibPQ"],
+        .target(name: "HostedStorage", dependencies: ["HostedCore", "HostedCrypto", "CSQLite3", "CLibPQ"],
                 resources: [.copy("migrations")]),
-        .target(name: "HostedHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HostedHTTP", dependencies: ["HostedCore", "CMicroHTTPD"]),
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),

@@ -26,6 +26,8 @@ public enum DomainError: Error, Equatable, Sendable {
     case conflict(detail: String, code: ProblemCode, retryAfterSeconds: Int? = nil)
     /// Too many requests of this kind; worth retrying after `retryAfterSeconds`.
     case rateLimited(detail: String, retryAfterSeconds: Int)
+    /// The object existed but what was asked for is gone for good (a redacted artifact).
+    case gone(detail: String, code: ProblemCode)
     /// Something the request needs is not available (an SMS relay, DigiLocker, the database).
     case unavailable(detail: String, code: ProblemCode, retryAfterSeconds: Int)
 }

@@ -9,6 +9,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         case artifact = "art"
         case returnURL = "rurl"
         case message = "msg"
+        case event = "evt"
     }
 
     public let kind: Kind

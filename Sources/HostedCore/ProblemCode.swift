@@ -14,6 +14,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     // Verifications and their steps
     case verificationClosed = "verification_closed"
     case verificationNotSubmitted = "verification_not_submitted"
+    case verificationNotTerminal = "verification_not_terminal"
+    case artifactRedacted = "artifact_redacted"
     case stepIncomplete = "step_incomplete"
     case stepCompleted = "step_completed"
     case stepsIncomplete = "steps_incomplete"

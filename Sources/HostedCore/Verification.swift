@@ -50,7 +50,8 @@ public struct StepState: Equatable, Sendable, Codable {
 public struct Verification: Equatable, Sendable {
     public let id: ObjectID
     public let accountID: ObjectID
-    public let userID: String
+    /// Empty once redacted (the API shows null).
+    public internal(set) var userID: String
     public let workflowKey: String
     public let workflowVersion: Int
     /// Changed only through `apply(_:at:)` (VerificationLifecycle.swift).
@@ -68,11 +69,28 @@ public struct Verification: Equatable, Sendable {
     public internal(set) var decisionReason: String?
     /// Bumped by every change: the basis of the ETag.
     public var revision: Int64
+    /// Past this, a verification not yet submitted is expired (on read and by the sweeper).
+    public internal(set) var expiresAt: Date
+    /// `not_started` or `abandoned`, once expired.
+    public internal(set) var expiredReason: String?
+    /// The id of the last completed step when it expired as abandoned.
+    public internal(set) var lastStep: String?
+    /// When its personal data was erased.
+    public internal(set) var redactedAt: Date?
+    /// The workflow's retention, pinned at creation: redacted this long after a terminal state.
+    public let redactAfterSeconds: Int64?
+    /// When the retention sweep redacts it (set on reaching a terminal state with a retention).
+    public internal(set) var redactAt: Date?
+    /// Events the status machine recorded and the store has not written yet (written in the
+    /// transaction of the change, then cleared).
+    public internal(set) var unwrittenEvents: [EventDraft] = []
 
     public init(id: ObjectID, accountID: ObjectID, userID: String, workflowKey: String, workflowVersion: Int,
                 status: VerificationStatus, mobile: String, returnURL: String?, metadata: [String: String],
                 steps: [StepState], createdAt: Date, updatedAt: Date, submittedAt: Date? = nil,
-                decidedAt: Date? = nil, decisionReason: String? = nil, revision: Int64 = 1) {
+                decidedAt: Date? = nil, decisionReason: String? = nil, revision: Int64 = 1,
+                expiresAt: Date? = nil, expiredReason: String? = nil, lastStep: String? = nil, redactedAt: Date? = nil,
+                redactAfterSeconds: Int64? = nil, redactAt: Date? = nil) {
         self.id = id
         self.accountID = accountID
         self.userID = userID
@@ -89,9 +107,29 @@ public struct Verification: Equatable, Sendable {
         self.decidedAt = decidedAt
         self.decisionReason = decisionReason
         self.revision = revision
+        self.expiresAt = expiresAt ?? createdAt.addingTimeInterval(TimeInterval(WorkflowLifecycle.defaultExpiresAfterSeconds))
+        self.expiredReason = expiredReason
+        self.lastStep = lastStep
+        self.redactedAt = redactedAt
+        self.redactAfterSeconds = redactAfterSeconds
+        self.redactAt = redactAt
     }
 
-    public var mobileLast4: String { String(mobile.suffix(4)) }
+    /// Nil once redacted.
+    public var mobileLast4: String? { redactedAt == nil ? String(mobile.suffix(4)) : nil }
+
+    /// This verification without the events waiting to be written: what its stored row holds.
+    public var stored: Verification {
+        var copy = self
+        copy.unwrittenEvents = []
+        return copy
+    }
+
+    /// Hands over the events waiting to be written.
+    public mutating func takeUnwrittenEvents() -> [EventDraft] {
+        defer { unwrittenEvents = [] }
+        return unwrittenEvents
+    }
 
     /// A strong validator that changes whenever the verification does.
     public var etag: String { "\"\(id.rawValue.suffix(8))-\(revision)\"" }

@@ -37,14 +37,17 @@ public struct Workflow: Equatable, Sendable {
     public let version: Int
     public let steps: [WorkflowStep]
     public let createdAt: Date
+    public let lifecycle: WorkflowLifecycle
 
-    public init(accountID: ObjectID, key: String, name: String, version: Int, steps: [WorkflowStep], createdAt: Date) {
+    public init(accountID: ObjectID, key: String, name: String, version: Int, steps: [WorkflowStep], createdAt: Date,
+                lifecycle: WorkflowLifecycle = WorkflowLifecycle()) {
         self.accountID = accountID
         self.key = key
         self.name = name
         self.version = version
         self.steps = steps
         self.createdAt = createdAt
+        self.lifecycle = lifecycle
     }
 
     /// Documents DigiLocker can return.

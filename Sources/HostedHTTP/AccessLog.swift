@@ -1,4 +1,5 @@
 import Foundation
+import HostedCore
 
 /// One finished request, as written to the access log.
 public struct AccessLogEntry: Sendable {

@@ -20,6 +20,7 @@ enum Commands {
           keys revoke KEY_ID          revoke an API key at once
           return-urls list|add|remove --account ID …   an account's registered return URLs
           workflows list|show --account ID [KEY]       an account's workflows
+          audit verify [--account ID] recompute every event chain; names the first broken event (exit 1)
           outbox [--to NUMBER]        dev SMS outbox: messages that would have been sent, newest first
 
         Every command reads the same configuration, from HOSTED_* variables or these flags:
@@ -80,6 +81,7 @@ enum Commands {
             case "outbox": return try outbox(rest, environment)
             case "return-urls": return try returnURLs(rest, environment)
             case "workflows": return try workflows(rest, environment)
+            case "audit": return try audit(rest, environment)
             default:
                 printError("unknown command \(command)\n\n\(overview)")
                 return 64
@@ -313,6 +315,7 @@ enum Commands {
         case .invalidRequest(let detail, _, _): detail
         case .conflict(let detail, _, _): detail
         case .rateLimited(let detail, _): detail
+        case .gone(let detail, _): detail
         case .unavailable(let detail, _, _): detail
         }
     }

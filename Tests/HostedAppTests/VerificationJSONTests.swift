@@ -66,10 +66,15 @@ extension APIObjects.VerificationBody: Encodable {
             try c.encode(decided_at, forKey: .decided_at)
             try c.encode(decision, forKey: .decision)
             try c.encode(decision_reason, forKey: .decision_reason)
+            try c.encode(expires_at, forKey: .expires_at)
+            try c.encode(expired_reason, forKey: .expired_reason)
+            try c.encode(last_step, forKey: .last_step)
+            try c.encode(redacted_at, forKey: .redacted_at)
         }
 
         enum CodingKeys: String, CodingKey {
             case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
-                 metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason
+                 metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason,
+                 expires_at, expired_reason, last_step, redacted_at
         }
 }

@@ -55,7 +55,8 @@ func makeVerification(accountID: ObjectID, userID: String = "user-1", workflowKe
                               status: VerificationStatus = .created, createdAt: Date = t0) -> Verification {
     Verification(id: ObjectID(.verification, using: SecureRandom()), accountID: accountID, userID: userID,
                  workflowKey: workflowKey, workflowVersion: 1, status: status, mobile: "+919876543210", returnURL: nil,
-                 metadata: [:], steps: [], createdAt: createdAt, updatedAt: createdAt)
+                 metadata: [:], steps: [], createdAt: createdAt, updatedAt: createdAt,
+                 expiresAt: createdAt.addingTimeInterval(10 * 365 * 86_400))
 }
 
 /// The suites below, under one name (`--filter StoreContract`).

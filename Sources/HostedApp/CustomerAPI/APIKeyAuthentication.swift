@@ -13,7 +13,9 @@ struct APIKeyAuthentication: Middleware {
 
     func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
         var context = context
-        context[AuthenticatedAccount.self] = try accounts.authenticate(authorization: request.headers["Authorization"])
+        let caller = try accounts.caller(authorization: request.headers["Authorization"])
+        context[AuthenticatedAccount.self] = caller.account
+        context[AuthenticatedKey.self] = caller.keyID
         return try next(request, context)
     }
 }
@@ -23,7 +25,18 @@ enum AuthenticatedAccount: ContextKey {
     typealias Value = Account
 }
 
+/// The id of the API key `APIKeyAuthentication` found: the actor of the events it causes.
+enum AuthenticatedKey: ContextKey {
+    typealias Value = ObjectID
+}
+
 extension RequestContext {
+    /// The event actor of an API call: its key.
+    func apiActor() throws -> EventActor {
+        guard let key = self[AuthenticatedKey.self] else { throw DomainError.unauthenticated }
+        return .apiKey(key)
+    }
+
     /// The authenticated account; `unauthenticated` for a route outside `APIKeyAuthentication`.
     func account() throws -> Account {
         guard let account = self[AuthenticatedAccount.self] else { throw DomainError.unauthenticated }

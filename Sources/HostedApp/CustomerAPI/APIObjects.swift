@@ -23,6 +23,12 @@ enum APIObjects {
         let version: Int
         let steps: [WorkflowStep]
         let created_at: String?
+        let expires_after_seconds: Int64
+        let retention: Retention?
+
+        struct Retention: Encodable {
+            let redact_after_seconds: Int64
+        }
 
         init(_ workflow: Workflow) {
             key = workflow.key
@@ -30,6 +36,8 @@ enum APIObjects {
             version = workflow.version
             steps = workflow.steps
             created_at = timestamp(workflow.createdAt)
+            expires_after_seconds = workflow.lifecycle.expiresAfterSeconds
+            retention = workflow.lifecycle.redactAfterSeconds.map(Retention.init)
         }
     }
 
@@ -59,13 +67,13 @@ enum APIObjects {
     struct VerificationBody {
         let object = "verification"
         let id: String
-        let user_id: String
+        let user_id: String?
         let workflow: String
         let workflow_version: Int
         let status: String
         let journey_url: String
         let return_url: String?
-        let mobile_last4: String
+        let mobile_last4: String?
         let steps: [StepBody]
         let metadata: [String: String]
         let created_at: String?
@@ -74,10 +82,14 @@ enum APIObjects {
         let decided_at: String?
         let decision: String?
         let decision_reason: String?
+        let expires_at: String?
+        let expired_reason: String?
+        let last_step: String?
+        let redacted_at: String?
 
         init(_ v: Verification, publicURL: URL) {
             id = v.id.rawValue
-            user_id = v.userID
+            user_id = v.redactedAt == nil ? v.userID : nil
             workflow = v.workflowKey
             workflow_version = v.workflowVersion
             status = v.status.rawValue
@@ -95,6 +107,10 @@ enum APIObjects {
             decided_at = timestamp(v.decidedAt)
             decision = v.decision
             decision_reason = v.decisionReason
+            expires_at = timestamp(v.expiresAt)
+            expired_reason = v.expiredReason
+            last_step = v.lastStep
+            redacted_at = timestamp(v.redactedAt)
         }
 
         /// The object as JSON with sorted keys, written by hand: this is the hot path of polling,
@@ -105,11 +121,15 @@ enum APIObjects {
             o.string("decided_at", decided_at)
             o.string("decision", decision)
             o.string("decision_reason", decision_reason)
+            o.string("expired_reason", expired_reason)
+            o.string("expires_at", expires_at)
             o.string("id", id)
             o.string("journey_url", journey_url)
+            o.string("last_step", last_step)
             o.raw("metadata", JSONText.stringMap(metadata))
             o.string("mobile_last4", mobile_last4)
             o.string("object", object)
+            o.string("redacted_at", redacted_at)
             o.string("return_url", return_url)
             o.string("status", status)
             o.raw("steps", JSONText.array(steps.map { step in

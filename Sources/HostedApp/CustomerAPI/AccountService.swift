@@ -36,13 +36,18 @@ public struct AccountService: Sendable {
 
     /// The account behind an `Authorization: Bearer sk_…` header value; throws `unauthenticated`.
     public func authenticate(authorization: String?) throws -> Account {
+        try caller(authorization: authorization).account
+    }
+
+    /// The live API key an `Authorization` header presents, and its account.
+    func caller(authorization: String?) throws -> (account: Account, keyID: ObjectID) {
         guard let authorization, authorization.count > 7,
               authorization.prefix(7).lowercased() == "bearer ",
               let secret = APIKeySecret(presented: String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         else { throw DomainError.unauthenticated }
         // The lookup is by hash of a 256-bit secret: timing reveals nothing usable about stored keys.
-        guard let account = try store.account(forKeyHash: Self.hash(secret)) else { throw DomainError.unauthenticated }
-        return account
+        guard let caller = try store.caller(forKeyHash: Self.hash(secret)) else { throw DomainError.unauthenticated }
+        return caller
     }
 
     private func newKey(for accountID: ObjectID) -> (APIKey, APIKeySecret) {

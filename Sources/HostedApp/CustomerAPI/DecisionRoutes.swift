@@ -29,7 +29,7 @@ struct DecisionRoutes {
             try body.finish()
             let now = clock.now()
             let decided = try verifications.update(accountID: account.id, id: id, at: now) { verification in
-                try verification.apply(.decided(approved: decision == "approved", reason: reason), at: now)
+                try verification.apply(.decided(approved: decision == "approved", reason: reason), at: now, by: try context.apiActor())
             }
             return try respond(decided, 200)
         })

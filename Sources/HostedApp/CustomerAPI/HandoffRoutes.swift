@@ -48,7 +48,8 @@ struct HandoffRoutes {
             let returnURL = body.string("return_url")
             let expiresIn = body.int("expires_in_seconds")
             try body.finish()
-            let (handoff, url) = try signIn.mintHandoff(accountID: account.id, verificationID: id, returnURL: returnURL, expiresIn: expiresIn)
+            let (handoff, url) = try signIn.mintHandoff(accountID: account.id, verificationID: id, returnURL: returnURL, expiresIn: expiresIn,
+                                                         by: try context.apiActor())
             return try Self.response(handoff, url: url)
         })
     }

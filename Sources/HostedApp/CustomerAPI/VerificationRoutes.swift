@@ -20,14 +20,14 @@ struct VerificationRoutes {
     static let maximumWait = 30
 
     func register(in routes: inout Router.Builder) {
-        routes.add("POST", "/v1/verifications", guards.idempotent { request, _, account in
+        routes.add("POST", "/v1/verifications", guards.idempotent { request, context, account in
             var body = try JSONObject(body: request.body)
             let input = VerificationService.CreateInput(
                 userID: body.string("user_id", required: true), workflowKey: body.string("workflow", required: true),
                 mobile: body.string("mobile", required: true), returnURL: body.string("return_url"),
                 metadata: body.stringMap("metadata"))
             try body.finish()
-            let (verification, created) = try service.create(accountID: account.id, input)
+            let (verification, created) = try service.create(accountID: account.id, input, by: try context.apiActor())
             return try respond(verification, status: created ? 201 : 200)
         })
         routes.add("GET", "/v1/verifications", guards.authenticated { request, _, account in
@@ -44,13 +44,18 @@ struct VerificationRoutes {
             let metadata = body.stringMap("metadata")
             try body.finish()
             let updated = try service.update(accountID: account.id, id: id, mobile: mobile,
-                                              returnURL: returnURL.map { .some($0) }, metadata: metadata)
+                                              returnURL: returnURL.map { .some($0) }, metadata: metadata, by: try context.apiActor())
             return try respond(updated)
         })
         routes.add("POST", "/v1/verifications/{id}/cancel", guards.idempotent { request, context, account in
             let body = try JSONObject(body: request.body)
             try body.finish()
-            return try respond(try service.cancel(accountID: account.id, id: try Self.id(context)))
+            return try respond(try service.cancel(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
+        })
+        routes.add("POST", "/v1/verifications/{id}/redact", guards.idempotent { request, context, account in
+            let body = try JSONObject(body: request.body)
+            try body.finish()
+            return try respond(try service.redact(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
         })
     }
 

@@ -21,7 +21,7 @@ struct VerificationService: Sendable {
     }
 
     /// Creates a verification, or returns the open one for the same user and workflow.
-    func create(accountID: ObjectID, _ input: CreateInput) throws -> (Verification, created: Bool) {
+    func create(accountID: ObjectID, _ input: CreateInput, by actor: EventActor) throws -> (Verification, created: Bool) {
         var errors: [FieldError] = []
         if let userID = input.userID, !VerificationRules.isValidUserID(userID) {
             errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters, none of them a control character"))
@@ -40,16 +40,20 @@ struct VerificationService: Sendable {
         }
         let returnURL = try input.returnURL.map { try registeredReturnURL($0, accountID: accountID) }
         let now = clock.now()
-        let verification = Verification(
+        var verification = Verification(
             id: ObjectID(.verification, using: random), accountID: accountID, userID: userID, workflowKey: workflow.key,
             workflowVersion: workflow.version, status: .created, mobile: mobile, returnURL: returnURL,
             metadata: input.metadata ?? [:], steps: workflow.steps.map { StepState(id: $0.id, type: $0.type) },
-            createdAt: now, updatedAt: now)
+            createdAt: now, updatedAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(workflow.lifecycle.expiresAfterSeconds)),
+            redactAfterSeconds: workflow.lifecycle.redactAfterSeconds)
+        try verification.apply(.created, at: now, by: actor)
         return try verifications.createOrFetchOpen(verification)
     }
 
     /// Changes mobile, return URL or metadata while the verification is still editable.
-    func update(accountID: ObjectID, id: ObjectID, mobile: String?, returnURL: String??, metadata: [String: String]?) throws -> Verification {
+    func update(accountID: ObjectID, id: ObjectID, mobile: String?, returnURL: String??, metadata: [String: String]?,
+                by actor: EventActor) throws -> Verification {
         var errors: [FieldError] = []
         if let mobile, !VerificationRules.isValidMobile(mobile) {
             errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
@@ -57,19 +61,30 @@ struct VerificationService: Sendable {
         if let metadata { errors += VerificationRules.metadataErrors(metadata) }
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The update is not valid.", errors: errors) }
         let checkedReturnURL: String?? = try returnURL.map { url in try url.map { try registeredReturnURL($0, accountID: accountID) } }
-        return try verifications.update(accountID: accountID, id: id, at: clock.now()) { verification in
-            guard verification.status.isEditable else { throw Self.closed(verification, action: "changed") }
+        let now = clock.now()
+        return try verifications.update(accountID: accountID, id: id, at: now) { verification in
+            let before = verification
             if let mobile { verification.mobile = mobile }
             if let checkedReturnURL { verification.returnURL = checkedReturnURL }
             if let metadata { verification.metadata = metadata }
+            let fields = [("mobile", verification.mobile != before.mobile), ("return_url", verification.returnURL != before.returnURL),
+                          ("metadata", verification.metadata != before.metadata)].filter(\.1).map(\.0)
+            // A change of nothing is answered as is (and refused once closed, like any change).
+            guard !fields.isEmpty || !verification.status.isEditable else { return }
+            try verification.apply(.updated(fields: fields), at: now, by: actor)
         }
     }
 
+    /// Redacts a verification in a terminal state (repeating it is a no-op).
+    func redact(accountID: ObjectID, id: ObjectID, by actor: EventActor) throws -> Verification {
+        try verifications.redact(accountID: accountID, id: id, at: clock.now(), by: actor)
+    }
+
     /// Cancels; already-canceled is answered as is, a decided or expired one is refused.
-    func cancel(accountID: ObjectID, id: ObjectID) throws -> Verification {
+    func cancel(accountID: ObjectID, id: ObjectID, by actor: EventActor) throws -> Verification {
         let now = clock.now()
         return try verifications.update(accountID: accountID, id: id, at: now) { verification in
-            try verification.apply(.canceled, at: now)
+            try verification.apply(.canceled, at: now, by: actor)
         }
     }
 
@@ -77,8 +92,4 @@ struct VerificationService: Sendable {
         try policy.requireRegistered(text, registered: try returnURLs.list(accountID: accountID).map(\.url)).url
     }
 
-    static func closed(_ verification: Verification, action: String) -> DomainError {
-        .conflict(detail: "The verification is \(verification.status.rawValue) and can no longer be \(action).",
-                  code: .verificationClosed)
-    }
 }

@@ -7,6 +7,8 @@ struct WorkflowRoutes {
     let guards: APIGuards
     let workflows: WorkflowStore
     let clock: any WallClock
+    /// Dev mode lets expiry and retention go down to one second.
+    let devMode: Bool
 
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/v1/workflows", guards.authenticated { _, _, account in
@@ -18,10 +20,14 @@ struct WorkflowRoutes {
             let key = body.string("key", required: true)
             let name = body.string("name", required: true)
             let steps = body.objects("steps", as: StepInput.self, fields: StepInput.fields)
+            let expiresAfter = body.int("expires_after_seconds")
+            let redactAfter = body.int("retention", member: "redact_after_seconds")
             try body.finish()
             let valid = try Workflow.validate(key: key, name: name, steps: steps)
+            let lifecycle = try WorkflowLifecycle.validate(expiresAfterSeconds: expiresAfter.map(Int64.init),
+                                                           redactAfterSeconds: redactAfter.map(Int64.init), devMode: devMode)
             let workflow = try workflows.createVersion(accountID: account.id, key: valid.key, name: valid.name,
-                                                       steps: valid.steps, at: clock.now())
+                                                       steps: valid.steps, lifecycle: lifecycle, at: clock.now())
             return try .json(APIObjects.WorkflowBody(workflow), status: 201)
         })
         routes.add("GET", "/v1/workflows/{key}", guards.authenticated { _, context, account in

@@ -34,7 +34,8 @@ struct JourneyService: Sendable {
     /// Changes a step of an open, unsubmitted verification; refuses completed steps.
     func changeStep(_ verification: Verification, _ stepID: String,
                             _ change: (inout StepState, inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
-        try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { current, connection in
+        let now = clock.now()
+        return try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current, connection in
             guard current.status.isEditable else {
                 throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: .verificationClosed)
             }
@@ -44,7 +45,11 @@ struct JourneyService: Sendable {
             }
             var step = current.steps[index]
             try change(&step, &current, connection)
+            // Completing goes through the status machine, which records the event.
+            let completes = step.completedAt != nil
+            step.completedAt = nil
             current.steps[index] = step
+            if completes { try current.apply(.stepCompleted(stepID: stepID), at: now, by: .journey) }
         }
     }
 
@@ -116,7 +121,7 @@ struct JourneyService: Sendable {
     func submit(_ verification: Verification) throws -> Verification {
         let now = clock.now()
         return try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current in
-            try current.apply(.submitted, at: now)
+            try current.apply(.submitted, at: now, by: .journey)
         }
     }
 

@@ -30,7 +30,8 @@ struct SignInService: Sendable {
     // MARK: Handoffs
 
     /// Mints a handoff for an open verification of the account; the URL is the only copy of its secret.
-    func mintHandoff(accountID: ObjectID, verificationID: ObjectID, returnURL: String?, expiresIn: Int?) throws -> (Handoff, url: String) {
+    func mintHandoff(accountID: ObjectID, verificationID: ObjectID, returnURL: String?, expiresIn: Int?,
+                     by actor: EventActor) throws -> (Handoff, url: String) {
         let lifetime = try Handoff.lifetime(expiresIn)
         guard let verification = try verifications.verification(accountID: accountID, id: verificationID) else {
             throw DomainError.notFound(what: "verification")
@@ -46,7 +47,10 @@ struct SignInService: Sendable {
         let secret = BearerSecret(using: random)
         let handoff = Handoff(id: ObjectID(.handoff, using: random), verificationID: verificationID, accountID: accountID,
                               returnURL: checkedReturnURL, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
-        try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value))
+        _ = try verifications.update(accountID: accountID, id: verificationID, at: now) { current, connection in
+            try current.apply(.handoffCreated, at: now, by: actor)
+            try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value), on: connection)
+        }
         // Built from the configured public URL only, never from the request's Host.
         let url = publicURL.absoluteString + "/j/" + verificationID.rawValue + "#handoff=" + secret.value
         return (handoff, url)
@@ -75,7 +79,7 @@ struct SignInService: Sendable {
         guard let returnURL = try store.consumeHandoff(secretHash: Digest.sha256Hex(secret.value),
                                                        verificationID: verificationID, at: clock.now())
         else { return nil }
-        return try startSession(verificationID: verificationID, returnURL: returnURL)
+        return try startSession(verificationID: verificationID, returnURL: returnURL, method: .handoff)
     }
 
     // MARK: SMS codes
@@ -146,7 +150,7 @@ struct SignInService: Sendable {
         let check = try store.checkCode(verificationID: verificationID, codeHMAC: hmac(code, verificationID),
                                         maximumAttempts: OneTimeCode.maximumAttempts, at: clock.now())
         guard check == .accepted else { return nil }
-        return try startSession(verificationID: verificationID, returnURL: nil)
+        return try startSession(verificationID: verificationID, returnURL: nil, method: .sms)
     }
 
     /// Bound to the verification, so a code cannot be replayed on another one.
@@ -157,16 +161,14 @@ struct SignInService: Sendable {
     // MARK: Sessions
 
     /// A fresh session token at every sign-in; the first sign-in moves the verification to `in_progress`.
-    private func startSession(verificationID: ObjectID, returnURL: String?) throws -> BearerSecret? {
+    private func startSession(verificationID: ObjectID, returnURL: String?, method: SignInMethod) throws -> BearerSecret? {
         guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else { return nil }
         let now = clock.now()
         let token = BearerSecret(using: random)
         try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: returnURL,
                                 at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime))
-        if verification.status == .created {
-            _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current in
-                try current.apply(.signedIn, at: now)
-            }
+        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current in
+            try current.apply(.signedIn(method: method), at: now, by: .journey)
         }
         return token
     }

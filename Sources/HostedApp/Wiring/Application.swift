@@ -71,7 +71,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let workflows = WorkflowStore(database: database)
     let returnURLs = ReturnURLStore(database: database)
     let registry = ReturnURLRegistry(store: returnURLs, policy: policy, random: random, clock: clock)
-    let verifications = VerificationStore(database: database, changes: changes)
+    let events = EventStore(database: database, random: random)
+    let verifications = VerificationStore(database: database, changes: changes, events: events, clock: clock)
     let files = StaticFiles(root: configuration.publicDirectory)
     let signInStore = SignInStore(database: database)
     let sender: any SMSSender = if configuration.devMode {
@@ -85,7 +86,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let smsBox = SecretBox.derive(from: secretKey.bytes(), label: "hosted/sms-queue/v1")
     let background = BackgroundWork(
         sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: smsBox, clock: clock, log: log),
-        rateLimits: rateLimits, clock: clock, log: log, sweepInterval: configuration.sweepIntervalSeconds)
+        verifications: verifications, pruning: PruningStore(database: database), clock: clock, log: log,
+        sweepInterval: configuration.sweepIntervalSeconds)
     let signIn = SignInService(store: signInStore, verifications: verifications, workflows: workflows, returnURLs: returnURLs, policy: policy,
                                rateLimits: rateLimits, sender: sender, codeKey: secretKey, smsBox: smsBox,
                                codeQueued: { background.nudge() },
@@ -108,10 +110,11 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let apiKeys = APIKeyAuthentication(accounts: accounts)
     routes.group(apiKeys) { routes in
         AccountRoutes().register(in: &routes)
-        WorkflowRoutes(guards: guards, workflows: workflows, clock: clock).register(in: &routes)
+        WorkflowRoutes(guards: guards, workflows: workflows, clock: clock, devMode: configuration.devMode).register(in: &routes)
         ReturnURLRoutes(guards: guards, registry: registry).register(in: &routes)
         verificationRoutes.register(in: &routes)
         HandoffRoutes(guards: guards, signIn: signIn).register(in: &routes)
+        EventRoutes(guards: guards, verifications: verifications, events: events).register(in: &routes)
     }
     let cookies = JourneyCookies(publicURL: configuration.publicURL)
     let journey = JourneyRoutes(signIn: signIn, files: files, publicDirectory: configuration.publicDirectory,

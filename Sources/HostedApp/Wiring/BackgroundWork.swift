@@ -4,17 +4,19 @@ import HostedCore
 import HostedHTTP
 import HostedStorage
 
-/// The work every `serve` process does besides answering requests: sending queued SMS and
-/// pruning what has run out (spent rate-limit buckets). Safe with any number of processes: the
-/// queue is claimed row by row, and pruning deletes only what no process needs. One thread,
-/// woken at once when this process queues a message, else every second; pruning every
-/// `sweepInterval`.
+/// The work every `serve` process does besides answering requests: sending queued SMS, and
+/// every `sweepInterval` the lifecycle sweeps (expiry, retention) and pruning of internal tables.
+/// Safe with any number of processes: the SMS queue is claimed row by row (`FOR UPDATE SKIP
+/// LOCKED` and a lease), each expiry or redaction is one transaction on a row lock that other
+/// processes skip, and pruning deletes only what no process needs. One thread, woken at once
+/// when this process queues a message, else every second.
 ///
 /// `@unchecked Sendable`: `running` and `lastSweep` are only touched while holding `lock`; the
 /// thread is the only caller of `runOnce` while it runs.
 final class BackgroundWork: @unchecked Sendable {
     let sms: SMSDelivery
-    let rateLimits: RateLimitStore
+    let verifications: VerificationStore
+    let pruning: PruningStore
     let clock: any WallClock
     let log: any ServerLog
     let sweepInterval: TimeInterval
@@ -26,9 +28,11 @@ final class BackgroundWork: @unchecked Sendable {
     private var started = false
     private var lastSweep: Date?
 
-    init(sms: SMSDelivery, rateLimits: RateLimitStore, clock: any WallClock, log: any ServerLog, sweepInterval: TimeInterval) {
+    init(sms: SMSDelivery, verifications: VerificationStore, pruning: PruningStore, clock: any WallClock, log: any ServerLog,
+         sweepInterval: TimeInterval) {
         self.sms = sms
-        self.rateLimits = rateLimits
+        self.verifications = verifications
+        self.pruning = pruning
         self.clock = clock
         self.log = log
         self.sweepInterval = sweepInterval
@@ -72,14 +76,19 @@ final class BackgroundWork: @unchecked Sendable {
         if due { sweep(now) }
     }
 
-    /// Deletes what no process needs any more.
+    /// Expires and redacts what is due (in batches, until none is left), then deletes what no
+    /// process needs any more. A failure is logged and the next sweep tries again.
     func sweep(_ now: Date) {
         do {
-            try rateLimits.prune(before: now)
+            while try verifications.expireDue(at: now, limit: Self.batch) == Self.batch {}
+            while try verifications.redactDue(at: now, limit: Self.batch) == Self.batch {}
+            _ = try pruning.prune(at: now)
         } catch {
-            log.error("sweep: \(error)", requestID: nil)
+            log.error("sweep: \(String(reflecting: error))", requestID: nil)
         }
     }
+
+    static let batch = 100
 
     private var isRunning: Bool {
         lock.lock()

@@ -53,6 +53,25 @@ public struct JSONObject {
         return value
     }
 
+    /// An object `{member: integer}` with no other members (e.g. `retention.redact_after_seconds`).
+    public mutating func int(_ key: String, member: String) -> Int? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else { return nil }
+        guard let object = raw as? [String: Any] else {
+            errors.append(FieldError(field: key, message: "must be an object", code: "wrong_type"))
+            return nil
+        }
+        for name in object.keys.sorted() where name != member {
+            errors.append(FieldError(field: "\(key).\(name)", message: "is not a known field", code: "unknown_field"))
+        }
+        guard let value = object[member], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !Self.isBool(value), let result = Int(exactly: number.doubleValue) else {
+            errors.append(FieldError(field: "\(key).\(member)", message: "must be an integer", code: "wrong_type"))
+            return nil
+        }
+        return result
+    }
+
     /// An object whose values are all strings.
     public mutating func stringMap(_ key: String) -> [String: String]? {
         known.insert(key)

@@ -19,6 +19,8 @@ extension Problem {
         case .rateLimited(let detail, let retryAfter):
             self = Problem(status: 429, code: ProblemCode.rateLimited.rawValue, title: "Too Many Requests", detail: detail,
                            headers: [("Retry-After", String(retryAfter))])
+        case .gone(let detail, let code):
+            self = Problem(status: 410, code: code.rawValue, title: "Gone", detail: detail)
         case .unavailable(let detail, let code, let retryAfter):
             self = Problem(status: 503, code: code.rawValue, title: "Service Unavailable", detail: detail,
                            headers: [("Retry-After", String(retryAfter))])

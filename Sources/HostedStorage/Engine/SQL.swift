@@ -52,6 +52,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ value: String?) { appendInterpolation(SQLValue.optionalText(value)) }
         public mutating func appendInterpolation(_ value: Int64) { appendInterpolation(SQLValue.integer(value)) }
         public mutating func appendInterpolation(_ value: Int) { appendInterpolation(SQLValue.integer(Int64(value))) }
+        public mutating func appendInterpolation(_ value: Int64?) { appendInterpolation(value.map(SQLValue.integer) ?? .null) }
         public mutating func appendInterpolation(_ value: [UInt8]) { appendInterpolation(SQLValue.blob(value)) }
         /// A time, as Unix milliseconds (how both stores keep times).
         public mutating func appendInterpolation(_ value: Date?) { appendInterpolation(SQLValue.date(value)) }

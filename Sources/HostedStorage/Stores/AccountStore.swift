@@ -51,11 +51,16 @@ public struct AccountStore: Sendable {
 
     /// The account owning the active key with this hash, or nil (unknown or revoked).
     public func account(forKeyHash secretHash: String) throws -> Account? {
+        try caller(forKeyHash: secretHash)?.account
+    }
+
+    /// The live key with this secret hash, and its account.
+    public func caller(forKeyHash secretHash: String) throws -> (account: Account, keyID: ObjectID)? {
         let rows = try database.query("""
-            SELECT a.id, a.name, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            SELECT a.id, a.name, a.created_at, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
             WHERE k.secret_hash = \(secretHash) AND k.revoked_at IS NULL
             """)
-        return try rows.first.map(Self.account(from:))
+        return try rows.first.map { (try Self.account(from: $0), try Self.id(.apiKey, $0, "key_id")) }
     }
 
     public func account(_ id: ObjectID) throws -> Account? {

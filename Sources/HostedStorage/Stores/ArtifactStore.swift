@@ -22,13 +22,16 @@ public struct ArtifactStore: Sendable {
         try connection.query("DELETE FROM artifacts WHERE id = \(id) AND verification_id = \(verificationID.rawValue)")
     }
 
-    /// An artifact's bytes and type, if it belongs to this verification.
+    /// An artifact's bytes and type, if it belongs to this verification; `gone` once redacted.
     public func content(id: ObjectID, verificationID: ObjectID) throws -> (contentType: String, content: [UInt8])? {
         guard let row = try database.query("""
-            SELECT content_type, content FROM artifacts
+            SELECT content_type, content, redacted_at FROM artifacts
             WHERE id = \(id.rawValue) AND verification_id = \(verificationID.rawValue)
             """).first
         else { return nil }
+        guard try row.optionalInt("redacted_at") == nil else {
+            throw DomainError.gone(detail: "This artifact was erased when its verification was redacted.", code: .artifactRedacted)
+        }
         return (try row.string("content_type"), try row.blob("content"))
     }
 }

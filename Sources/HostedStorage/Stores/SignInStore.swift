@@ -12,8 +12,9 @@ public struct SignInStore: Sendable {
 
     // MARK: Handoffs
 
-    public func insertHandoff(_ handoff: Handoff, secretHash: String) throws {
-        try database.query("""
+    /// Inserts on `connection`: in the transaction that records the handoff's event.
+    public func insertHandoff(_ handoff: Handoff, secretHash: String, on connection: DatabaseConnection) throws {
+        try connection.query("""
             INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at)
             VALUES (\(handoff.id.rawValue), \(handoff.verificationID.rawValue), \(handoff.accountID.rawValue), \(secretHash), \(handoff.returnURL), \(handoff.createdAt), \(handoff.expiresAt))
             """)

@@ -3,37 +3,59 @@ import HostedCore
 
 /// Verifications on either store. "One open verification per account, user and workflow" is a
 /// partial unique index, so concurrent creates — from any number of processes — yield one row.
+/// Every change appends its events in its own transaction (`EventStore`), and no read shows an
+/// open verification past its `expires_at`: a read that finds one expires it first.
 public struct VerificationStore: Sendable {
-    private let database: any Database
+    let database: any Database
     private let changes: any ChangeFeed
+    let events: EventStore
+    let clock: any WallClock
 
-    public init(database: any Database, changes: any ChangeFeed) {
+    public init(database: any Database, changes: any ChangeFeed, events: EventStore? = nil,
+                clock: any WallClock = SystemWallClock()) {
         self.database = database
         self.changes = changes
+        self.events = events ?? EventStore(database: database)
+        self.clock = clock
     }
 
     static let columns = """
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
-        created_at, updated_at, submitted_at, decided_at, decision, revision, decision_reason
+        created_at, updated_at, submitted_at, decided_at, decision, revision, decision_reason,
+        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
     /// stored one and whether it was created by this call.
+    /// `verification` carries its `created` event (unwritten), which is written with the row.
     public func createOrFetchOpen(_ verification: Verification) throws -> (Verification, created: Bool) {
         for _ in 0..<3 {
-            let inserted = try database.query("""
-                INSERT INTO verifications (\(unsafeSQL: Self.columns))
-                VALUES (\(values: try Self.values(verification)))
-                ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
-                RETURNING id
-                """)
-            if !inserted.isEmpty { return (verification, true) }
+            let inserted = try database.transaction { connection in
+                let rows = try connection.query("""
+                    INSERT INTO verifications (\(unsafeSQL: Self.columns))
+                    VALUES (\(values: try Self.values(verification)))
+                    ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
+                    RETURNING id
+                    """)
+                if !rows.isEmpty {
+                    try events.append(verification.unwrittenEvents, to: verification, at: verification.createdAt, on: connection)
+                }
+                return !rows.isEmpty
+            }
+            if inserted { return (verification.stored, true) }
             let existing = try database.query("""
                 SELECT \(unsafeSQL: Self.columns) FROM verifications
                 WHERE account_id = \(verification.accountID.rawValue) AND user_id = \(verification.userID) AND workflow_key = \(verification.workflowKey) AND status NOT IN ('canceled', 'expired')
                 """)
             // Empty only if the open one was closed between the two statements: try again.
-            if let row = existing.first { return (try Self.verification(from: row), false) }
+            guard let row = existing.first else { continue }
+            let open = try Self.verification(from: row)
+            // One past its time is expired now, and the create makes a new one.
+            if open.isDueToExpire(at: clock.now()) {
+                _ = try expireIfDue(open)
+                continue
+            }
+            return (open, false)
         }
         throw DatabaseError.serializationFailure
     }
@@ -41,14 +63,23 @@ public struct VerificationStore: Sendable {
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
         try database.query("SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue)")
-            .first.map(Self.verification(from:))
+            .first.map(Self.verification(from:)).map(expireIfDue)
     }
 
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
         try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM verifications
             WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
-            """).first.map(Self.verification(from:))
+            """).first.map(Self.verification(from:)).map(expireIfDue)
+    }
+
+    /// `verification` as it must be shown now: expired first if it is past its time (by the
+    /// system, in a transaction of its own; a concurrent expiry by another reader or the sweeper
+    /// finds it expired and records nothing more).
+    func expireIfDue(_ verification: Verification) throws -> Verification {
+        let now = clock.now()
+        guard verification.isDueToExpire(at: now) else { return verification }
+        return try update(accountID: verification.accountID, id: verification.id, at: now) { _ in }
     }
 
     /// Filters for listing.
@@ -91,7 +122,7 @@ public struct VerificationStore: Sendable {
             ORDER BY created_at DESC, id DESC
             LIMIT \(Int64(limit + 1))
             """)
-        let page = try rows.prefix(limit).map(Self.verification(from:))
+        let page = try rows.prefix(limit).map(Self.verification(from:)).map(expireIfDue)
         return (page, rows.count > limit)
     }
 
@@ -104,24 +135,33 @@ public struct VerificationStore: Sendable {
 
     /// As `update`, with the transaction's connection, for writes that must commit together with
     /// the change (an artifact and the step that lists it).
-    public func update(accountID: ObjectID, id: ObjectID, at time: Date,
+    /// With `skipLocked`, a row another transaction holds is not waited for: the call throws
+    /// `notFound` at once (for sweeps, where whoever holds the row does the work).
+    public func update(accountID: ObjectID, id: ObjectID, at time: Date, skipLocked: Bool = false,
                        _ change: (inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         let updated = try database.transaction { connection -> Verification in
-            let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
+            let lock = database.dialect == .postgres ? (skipLocked ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE") : ""
             guard let row = try connection.query(
                 "SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)").first
             else { throw DomainError.notFound(what: "verification") }
             var verification = try Self.verification(from: row)
             let before = verification
+            // Past its time, it is expired before anything else happens to it.
+            if verification.isDueToExpire(at: time) { try verification.apply(.expired, at: time, by: .system) }
             try change(&verification, connection)
-            guard verification != before else { return verification }
-            verification.updatedAt = time
-            verification.revision += 1
-            try connection.query("""
-                UPDATE verifications SET status = \(verification.status.rawValue), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
-                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason)
-                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
-                """)
+            let drafts = verification.takeUnwrittenEvents()
+            guard verification != before || !drafts.isEmpty else { return verification }
+            if verification != before {
+                verification.updatedAt = time
+                verification.revision += 1
+                try connection.query("""
+                    UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
+                        updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
+                        expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt)
+                    WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+                    """)
+            }
+            try events.append(drafts, to: verification, at: time, on: connection)
             if verification.closesJourney(from: before) {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
                 try connection.query("""
@@ -144,7 +184,8 @@ public struct VerificationStore: Sendable {
          .integer(Int64(v.workflowVersion)), .text(v.status.rawValue), .text(v.mobile), .optionalText(v.returnURL),
          .text(try JSONColumn.encode(v.metadata)), .text(try JSONColumn.encode(v.steps)), .date(v.createdAt),
          .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .optionalText(v.decision), .integer(v.revision),
-         .optionalText(v.decisionReason)]
+         .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
+         .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt)]
     }
 
     static func verification(from row: Row) throws -> Verification {
@@ -163,6 +204,9 @@ public struct VerificationStore: Sendable {
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
             decisionReason: try row.optionalString("decision_reason"),
-            revision: try row.int("revision"))
+            revision: try row.int("revision"),
+            expiresAt: try row.optionalDate("expires_at"), expiredReason: try row.optionalString("expired_reason"),
+            lastStep: try row.optionalString("last_step"), redactedAt: try row.optionalDate("redacted_at"),
+            redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"))
     }
 }

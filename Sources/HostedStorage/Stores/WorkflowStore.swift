@@ -10,7 +10,8 @@ public struct WorkflowStore: Sendable {
     }
 
     /// Stores a new version of `key` (1 for a new key) and returns it.
-    public func createVersion(accountID: ObjectID, key: String, name: String, steps: [WorkflowStep], at time: Date) throws -> Workflow {
+    public func createVersion(accountID: ObjectID, key: String, name: String, steps: [WorkflowStep],
+                              lifecycle: WorkflowLifecycle = WorkflowLifecycle(), at time: Date) throws -> Workflow {
         // Two concurrent posts of one key race for the same version number; the primary key
         // refuses the loser, which simply takes the next number.
         for _ in 0..<5 {
@@ -20,8 +21,9 @@ public struct WorkflowStore: Sendable {
                         "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key)")
                     let version = Int(try current.first?.int("v") ?? 0) + 1
                     try connection.query(
-                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time))")
-                    return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time)
+                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds))")
+                    return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time,
+                                    lifecycle: lifecycle)
                 }
             } catch DatabaseError.uniqueViolation {
                 continue
@@ -58,6 +60,8 @@ public struct WorkflowStore: Sendable {
         Workflow(accountID: accountID, key: try row.string("key"), name: try row.string("name"),
                  version: Int(try row.int("version")),
                  steps: try JSONColumn.decode([WorkflowStep].self, from: try row.string("steps"), column: "steps"),
-                 createdAt: try row.date("created_at"))
+                 createdAt: try row.date("created_at"),
+                 lifecycle: WorkflowLifecycle(expiresAfterSeconds: try row.optionalInt("expires_after_seconds") ?? WorkflowLifecycle.defaultExpiresAfterSeconds,
+                                              redactAfterSeconds: try row.optionalInt("redact_after_seconds")))
     }
 }

@@ -1,0 +1,163 @@
+import Foundation
+
+/// What can happen to a verification. `Verification.apply(_:at:by:)` is the only place its
+/// status changes, and each change it makes records exactly one event (`unwrittenEvents`), which
+/// the store writes in the transaction of the change.
+///
+/// ```
+/// created ──signedIn──▶ in_progress ──submitted──▶ submitted ──decided──▶ approved | rejected
+///    └────────────┴──────── canceled (any state before a decision) ──┘
+///    └────────────┴──────── expired (past expires_at, before submitting)
+/// approved | rejected | canceled | expired ──redacted──▶ (same status, personal data erased)
+/// ```
+public enum VerificationEvent: Equatable, Sendable {
+    /// The customer created it.
+    case created
+    /// The customer changed details (the names of the fields, never their values).
+    case updated(fields: [String])
+    /// The customer minted a handoff URL.
+    case handoffCreated
+    /// The user signed in to the journey (the first time moves `created` to `in_progress`).
+    case signedIn(method: SignInMethod)
+    /// The user completed (or redid) a step.
+    case stepCompleted(stepID: String)
+    /// The user submitted every completed step.
+    case submitted
+    /// An approval or a rejection of a submitted verification.
+    case decided(approved: Bool, reason: String?)
+    /// The customer canceled it.
+    case canceled
+    /// Its time ran out before it was submitted.
+    case expired
+    /// Its personal data was erased (terminal states only).
+    case redacted
+}
+
+/// How a user got into the journey.
+public enum SignInMethod: String, Sendable {
+    case handoff, sms, continuation
+}
+
+extension VerificationStatus {
+    /// Open verifications can still be worked on or decided.
+    public var isOpen: Bool { !isClosed }
+}
+
+extension Verification {
+    /// Applies `event` at `time`, by `actor`. Repeating an event the verification has already had
+    /// (a second submit, canceling a canceled one, redacting a redacted one) changes nothing and
+    /// records nothing; an event its state does not allow is a typed conflict.
+    public mutating func apply(_ event: VerificationEvent, at time: Date, by actor: EventActor) throws(DomainError) {
+        let before = status
+        switch event {
+        case .created:
+            record(.created, actor, ["status": .string(status.rawValue)])
+        case .updated(let fields):
+            guard status.isEditable else { throw Self.closed(status, action: "changed") }
+            record(.updated, actor, ["fields": .string(fields.sorted().joined(separator: ","))])
+        case .handoffCreated:
+            guard status.isOpen else { throw Self.closed(status, action: "handed off") }
+            record(.handoffCreated, actor)
+        case .signedIn(let method):
+            guard status.isOpen else { throw Self.closed(status, action: "signed in to") }
+            if status == .created { status = .inProgress }
+            record(.signedIn, actor, ["method": .string(method.rawValue)])
+        case .stepCompleted(let stepID):
+            guard status.isEditable else { throw Self.closed(status, action: "changed") }
+            guard let index = steps.firstIndex(where: { $0.id == stepID }) else {
+                throw .notFound(what: "step")
+            }
+            steps[index].completedAt = time
+            record(.stepCompleted, actor, ["step": .string(stepID)])
+        case .submitted:
+            if status == .submitted { return }
+            guard status.isEditable else { throw Self.closed(status, action: "submitted") }
+            guard steps.allSatisfy({ $0.completedAt != nil }) else {
+                throw .conflict(detail: "Complete every step before submitting.", code: .stepsIncomplete)
+            }
+            status = .submitted
+            submittedAt = time
+            record(.submitted, actor, ["status": .string(status.rawValue)])
+        case .decided(let approved, let reason):
+            guard status == .submitted else {
+                throw .conflict(detail: "Only a submitted verification can be decided; this one is \(status.rawValue).",
+                                code: .verificationNotSubmitted)
+            }
+            status = approved ? .approved : .rejected
+            decisionReason = reason
+            decidedAt = time
+            var data: [String: EventValue] = ["status": .string(status.rawValue)]
+            // The reason is free text the customer wrote, which may hold personal data: the event
+            // keeps it only when it is a reason code (`document_blurry`), never prose.
+            if !approved { data["reason"] = reason.flatMap(Self.reasonCode).map(EventValue.string) ?? .null }
+            record(approved ? .approved : .rejected, actor, data)
+        case .canceled:
+            if status == .canceled { return }
+            guard status.isOpen else { throw Self.closed(status, action: "canceled") }
+            status = .canceled
+            record(.canceled, actor, ["status": .string(status.rawValue)])
+        case .expired:
+            if status == .expired { return }
+            guard status.isEditable else { throw Self.closed(status, action: "expired") }
+            let reason = status == .created ? "not_started" : "abandoned"
+            status = .expired
+            expiredReason = reason
+            lastStep = reason == "abandoned" ? lastCompletedStep : nil
+            record(.expired, actor, ["status": .string(status.rawValue), "reason": .string(reason),
+                                     "last_step": lastStep.map(EventValue.string) ?? .null])
+        case .redacted:
+            if redactedAt != nil { return }
+            guard status.isClosed else {
+                throw .conflict(detail: "Only an approved, rejected, canceled or expired verification can be redacted; this one is \(status.rawValue).",
+                                code: .verificationNotTerminal)
+            }
+            userID = ""
+            mobile = ""
+            metadata = [:]
+            decisionReason = nil
+            redactedAt = time
+            redactAt = nil
+            record(.redacted, actor)
+        }
+        if status.isClosed && before.isOpen, let redactAfterSeconds {
+            redactAt = time.addingTimeInterval(TimeInterval(redactAfterSeconds))
+        }
+    }
+
+    /// Whether reads must show it expired at `time`: open, not yet submitted, past `expiresAt`.
+    public func isDueToExpire(at time: Date) -> Bool {
+        status.isEditable && expiresAt <= time
+    }
+
+    /// `reason` if it is a reason code: 1 to 64 characters of a-z, 0-9 and _.
+    static func reasonCode(_ reason: String) -> String? {
+        let bytes = reason.utf8
+        guard (1...64).contains(bytes.count),
+              bytes.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F })
+        else { return nil }
+        return reason
+    }
+
+    /// The id of the step completed last, or nil.
+    var lastCompletedStep: String? {
+        steps.filter { $0.completedAt != nil }.max { $0.completedAt! < $1.completedAt! }?.id
+    }
+
+    /// The decision the API shows: the status once decided, else nil.
+    public var decision: String? {
+        status == .approved || status == .rejected ? status.rawValue : nil
+    }
+
+    /// Whether going from `before` to this state ends the journey (its handoffs and sessions stop).
+    public func closesJourney(from before: Verification) -> Bool {
+        status.isClosed && before.status.isOpen
+    }
+
+    private mutating func record(_ type: EventType, _ actor: EventActor, _ data: [String: EventValue] = [:]) {
+        unwrittenEvents.append(EventDraft(type, actor: actor, data: data))
+    }
+
+    static func closed(_ status: VerificationStatus, action: String) -> DomainError {
+        .conflict(detail: "The verification is \(status.rawValue) and can no longer be \(action).", code: .verificationClosed)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HostedCore
+import HostedCrypto
+
+/// The event log: appended in the transaction of each change to a verification, read as the
+/// account's feed, and checked link by link by `hosted audit verify`.
+public struct EventStore: Sendable {
+    private let database: any Database
+    private let random: any RandomSource
+
+    public init(database: any Database, random: any RandomSource = SecureRandom()) {
+        self.database = database
+        self.random = random
+    }
+
+    static let columns = "id, account_id, verification_id, sequence, type, actor_type, actor_id, data, created_at, previous_hash, hash"
+
+    /// Appends `drafts` to `verification`'s chain on `connection`, inside the transaction of the
+    /// change. The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`; SQLite has
+    /// one writer), so the next sequence is read and written without a gap or a duplicate — and
+    /// the unique key on (verification, sequence) refuses one if that were ever not so.
+    func append(_ drafts: [EventDraft], to verification: Verification, at time: Date, on connection: DatabaseConnection) throws {
+        guard !drafts.isEmpty else { return }
+        let last = try connection.query("""
+            SELECT sequence, hash FROM events WHERE verification_id = \(verification.id.rawValue)
+            ORDER BY sequence DESC LIMIT 1
+            """).first
+        var sequence = try last?.int("sequence") ?? 0
+        var previousHash = try last?.string("hash")
+        for draft in drafts {
+            sequence += 1
+            let event = Self.seal(id: ObjectID(.event, using: random), accountID: verification.accountID,
+                                  verificationID: verification.id, sequence: sequence, type: draft.type.rawValue,
+                                  actorKind: draft.actor.kind.rawValue, actorID: draft.actor.id,
+                                  data: Event.canonicalData(draft.data), createdAt: time, previousHash: previousHash)
+            try connection.query("""
+                INSERT INTO events (\(unsafeSQL: Self.columns))
+                VALUES (\(event.id.rawValue), \(event.accountID.rawValue), \(event.verificationID.rawValue), \(event.sequence),
+                        \(event.type), \(event.actorKind), \(event.actorID), \(event.data), \(event.createdAt), \(event.previousHash), \(event.hash))
+                """)
+            previousHash = event.hash
+        }
+    }
+
+    /// An event with its hash computed from `previousHash` and its canonical JSON.
+    public static func seal(id: ObjectID, accountID: ObjectID, verificationID: ObjectID, sequence: Int64, type: String,
+                            actorKind: String, actorID: String?, data: String, createdAt: Date, previousHash: String?) -> Event {
+        let unsealed = Event(id: id, accountID: accountID, verificationID: verificationID, sequence: sequence, type: type,
+                             actorKind: actorKind, actorID: actorID, data: data, createdAt: createdAt,
+                             previousHash: previousHash, hash: "")
+        return Event(id: id, accountID: accountID, verificationID: verificationID, sequence: sequence, type: type,
+                     actorKind: actorKind, actorID: actorID, data: data, createdAt: createdAt,
+                     previousHash: previousHash, hash: hash(of: unsealed))
+    }
+
+    /// What `event.hash` must be: SHA-256 hex of its previous hash, a newline and its canonical JSON.
+    public static func hash(of event: Event) -> String {
+        Digest.hex(Digest.sha256(Event.chainInput(previousHash: event.previousHash, canonicalJSON: event.canonicalJSON)))
+    }
+
+    /// Filters of the account's feed.
+    public struct Filter: Sendable {
+        public var verificationID: ObjectID?
+        public var type: String?
+
+        public init(verificationID: ObjectID? = nil, type: String? = nil) {
+            self.verificationID = verificationID
+            self.type = type
+        }
+    }
+
+    /// `list`'s `startingAfter` names no event of the account.
+    public struct UnknownCursor: Error, Equatable {}
+
+    /// The account's events, oldest first (by time, then verification and sequence); one page
+    /// after `startingAfter`, and whether more follow.
+    public func list(accountID: ObjectID, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool) {
+        var cursorTime: Int64 = Int64.min
+        var cursorVerification = ""
+        var cursorSequence: Int64 = 0
+        if let startingAfter {
+            guard let cursor = try database.query("""
+                SELECT created_at, verification_id, sequence FROM events
+                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue)
+                """).first
+            else { throw UnknownCursor() }
+            cursorTime = try cursor.int("created_at")
+            cursorVerification = try cursor.string("verification_id")
+            cursorSequence = try cursor.int("sequence")
+        }
+        let rows = try database.query("""
+            SELECT \(unsafeSQL: Self.columns) FROM events
+            WHERE account_id = \(accountID.rawValue)
+              AND (created_at > \(cursorTime)
+                   OR (created_at = \(cursorTime) AND (verification_id > \(cursorVerification)
+                       OR (verification_id = \(cursorVerification) AND sequence > \(cursorSequence)))))
+              AND (\(filter.verificationID?.rawValue ?? "") = '' OR verification_id = \(filter.verificationID?.rawValue ?? ""))
+              AND (\(filter.type ?? "") = '' OR type = \(filter.type ?? ""))
+            ORDER BY created_at, verification_id, sequence
+            LIMIT \(Int64(limit + 1))
+            """)
+        let page = try rows.prefix(limit).map(Self.event(from:))
+        return (page, rows.count > limit)
+    }
+
+    /// One verification's chain, in sequence order.
+    public func chain(verificationID: ObjectID) throws -> [Event] {
+        try database.query("""
+            SELECT \(unsafeSQL: Self.columns) FROM events WHERE verification_id = \(verificationID.rawValue) ORDER BY sequence
+            """).map(Self.event(from:))
+    }
+
+    /// The result of checking every chain.
+    public struct AuditReport: Sendable {
+        public var chains = 0
+        public var events = 0
+        /// The first event that does not verify, and why.
+        public var broken: (event: String, verificationID: String, sequence: Int64, reason: String)?
+    }
+
+    /// Recomputes every chain (of one account, or all), a verification at a time, and stops at
+    /// the first link that does not hold: a hash that does not match, a previous hash that is
+    /// not the previous event's, or a sequence with a gap.
+    public func audit(accountID: ObjectID?) throws -> AuditReport {
+        var report = AuditReport()
+        let verifications = try database.query("""
+            SELECT DISTINCT verification_id FROM events
+            WHERE (\(accountID?.rawValue ?? "") = '' OR account_id = \(accountID?.rawValue ?? ""))
+            ORDER BY verification_id
+            """)
+        for row in verifications {
+            guard let id = ObjectID(.verification, parsing: try row.string("verification_id")) else {
+                throw DatabaseError.decoding(column: "verification_id")
+            }
+            report.chains += 1
+            var previous: Event?
+            for event in try chain(verificationID: id) {
+                report.events += 1
+                let reason: String? =
+                    if event.sequence != (previous?.sequence ?? 0) + 1 { "sequence \(event.sequence) follows \(previous?.sequence ?? 0)" }
+                    else if event.previousHash != previous?.hash { "previous_hash is not the hash of the event before it" }
+                    else if Self.hash(of: event) != event.hash { "hash does not match the event's content" }
+                    else { nil }
+                if let reason {
+                    report.broken = (event.id.rawValue, id.rawValue, event.sequence, reason)
+                    return report
+                }
+                previous = event
+            }
+        }
+        return report
+    }
+
+    static func event(from row: Row) throws -> Event {
+        guard let id = ObjectID(.event, parsing: try row.string("id")),
+              let accountID = ObjectID(.account, parsing: try row.string("account_id")),
+              let verificationID = ObjectID(.verification, parsing: try row.string("verification_id"))
+        else { throw DatabaseError.decoding(column: "id") }
+        return Event(id: id, accountID: accountID, verificationID: verificationID, sequence: try row.int("sequence"),
+                     type: try row.string("type"), actorKind: try row.string("actor_type"), actorID: try row.optionalString("actor_id"),
+                     data: try row.string("data"), createdAt: try row.date("created_at"),
+                     previousHash: try row.optionalString("previous_hash"), hash: try row.string("hash"))
+    }
+}

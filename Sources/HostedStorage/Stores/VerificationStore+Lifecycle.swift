@@ -1,0 +1,85 @@
+import Foundation
+import HostedCore
+
+/// Redaction and the lifecycle sweeps (expiry, retention) of verifications.
+extension VerificationStore {
+    /// Erases the verification's personal data at once, in one transaction with its
+    /// `verification.redacted` event: the row's user id, mobile number and metadata; every
+    /// artifact's bytes (photos, the profile form, DigiLocker documents); its sign-in code, queued
+    /// and dev-outbox messages; and stored idempotent replies that show it. Repeating it changes
+    /// nothing. On SQLite (`secure_delete` on every connection) the WAL is then checkpointed and
+    /// truncated, so the erased values are in neither file.
+    public func redact(accountID: ObjectID, id: ObjectID, at time: Date, by actor: EventActor) throws -> Verification {
+        let redacted = try update(accountID: accountID, id: id, at: time) { verification, connection in
+            guard verification.redactedAt == nil else { return }
+            let mobile = verification.mobile
+            try verification.apply(.redacted, at: time, by: actor)
+            try connection.query("""
+                UPDATE artifacts SET content = \([UInt8]()), redacted_at = \(time)
+                WHERE verification_id = \(id.rawValue) AND redacted_at IS NULL
+                """)
+            try connection.query("DELETE FROM otp_codes WHERE verification_id = \(id.rawValue)")
+            try connection.query("DELETE FROM sms_queue WHERE verification_id = \(id.rawValue)")
+            if !mobile.isEmpty { try connection.query("DELETE FROM sms_outbox WHERE to_number = \(mobile)") }
+            let mentions: SQL = database.dialect == .postgres
+                ? "position(convert_to(\(id.rawValue), 'UTF8') in body) > 0"
+                : "instr(body, CAST(\(id.rawValue) AS BLOB)) > 0"
+            try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND body IS NOT NULL AND \(mentions)")
+        }
+        if database.dialect == .sqlite {
+            try database.withConnection { connection in _ = try connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        return redacted
+    }
+
+    /// Expires up to `limit` verifications past their time, each in its own transaction (a
+    /// crash loses nothing and repeats nothing), and returns how many this call expired. Rows
+    /// another process is changing are skipped, not waited for; whoever holds the row decides,
+    /// so each gets exactly one `verification.expired`.
+    public func expireDue(at time: Date, limit: Int = 100) throws -> Int {
+        let due = try database.query("""
+            SELECT id, account_id FROM verifications
+            WHERE status IN ('created', 'in_progress') AND expires_at <= \(time)
+            ORDER BY expires_at LIMIT \(Int64(limit))
+            """)
+        var expired = 0
+        for row in due {
+            let (accountID, id) = try Self.ids(row)
+            var changed = false
+            _ = try? update(accountID: accountID, id: id, at: time, skipLocked: true) { verification, _ in
+                changed = verification.unwrittenEvents.contains { $0.type == .expired }
+            }
+            if changed { expired += 1 }
+        }
+        return expired
+    }
+
+    /// Redacts, as the system, up to `limit` verifications whose retention has run out.
+    public func redactDue(at time: Date, limit: Int = 100) throws -> Int {
+        let due = try database.query("""
+            SELECT id, account_id FROM verifications
+            WHERE redact_at IS NOT NULL AND redact_at <= \(time) AND redacted_at IS NULL
+            ORDER BY redact_at LIMIT \(Int64(limit))
+            """)
+        var redacted = 0
+        for row in due {
+            let (accountID, id) = try Self.ids(row)
+            if try redact(accountID: accountID, id: id, at: time, by: .system).redactedAt == time { redacted += 1 }
+        }
+        return redacted
+    }
+
+    /// The events of one verification of the account, oldest first; nil if it is not the account's.
+    public func events(accountID: ObjectID, id: ObjectID, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool)? {
+        guard try database.query("SELECT id FROM verifications WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)").first != nil
+        else { return nil }
+        return try events.list(accountID: accountID, filter: .init(verificationID: id), limit: limit, startingAfter: startingAfter)
+    }
+
+    private static func ids(_ row: Row) throws -> (account: ObjectID, verification: ObjectID) {
+        guard let accountID = ObjectID(.account, parsing: try row.string("account_id")),
+              let id = ObjectID(.verification, parsing: try row.string("id"))
+        else { throw DatabaseError.decoding(column: "id") }
+        return (accountID, id)
+    }
+}
