@@ -5,12 +5,14 @@ import { strings } from "./strings.js";
 
 export function renderDone(status) {
   const submitted = status === "submitted";
+  const expired = status === "expired";
   const title = document.getElementById("done-title");
-  title.textContent = submitted ? strings.done.submittedTitle : strings.done.closedTitle;
+  title.textContent = submitted ? strings.done.submittedTitle : expired ? strings.done.expiredTitle : strings.done.closedTitle;
   const element = document.getElementById("journey-status");
   element.dataset.status = status;
   element.textContent = strings.status[status] || status;
-  setMessage(document.getElementById("done-note"), submitted ? strings.done.closeWindow : "");
+  setMessage(document.getElementById("done-note"),
+             submitted ? strings.done.closeWindow : expired ? strings.done.expiredNote : "");
   show(submitted ? "submitted" : "closed");
   title.focus();
 }

@@ -112,7 +112,9 @@ export default {
     submitting: "Submitting…",
     incomplete: "A step is not finished yet. Please complete it.",
   },
-  done: { submittedTitle: "Submitted", closedTitle: "Verification status", closeWindow: "You can close this window." },
+  done: { submittedTitle: "Submitted", closedTitle: "Verification status", closeWindow: "You can close this window.",
+    expiredTitle: "This verification has expired",
+    expiredNote: "It is no longer open. Go back to the app to start again." },
   status: {
     submitted: "Thank you. Your verification has been submitted.",
     approved: "Your verification is complete.",
