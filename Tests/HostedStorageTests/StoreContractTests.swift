@@ -13,23 +13,6 @@ import Testing
 /// The fixed instant the contract tests count from.
 let t0 = Date(unixMilliseconds: 1_795_000_000_000)
 
-/// Values collected from many threads at once.
-final class Collected<Value: Sendable>: @unchecked Sendable {  // `values` only under `lock`
-    private let lock = NSLock()
-    private var values: [Value] = []
-
-    func append(_ value: Value) {
-        lock.lock()
-        values.append(value)
-        lock.unlock()
-    }
-
-    var all: [Value] {
-        lock.lock()
-        defer { lock.unlock() }
-        return values
-    }
-}
 
 /// A migrated, empty database of `backend`.
 func withMigratedDatabase(_ backend: Backend, poolSize: Int = 4, _ body: (any Database) throws -> Void) throws {
