@@ -20,7 +20,7 @@ struct CommandLineArguments {
          "connections at once from one peer address (default 128; 0 = none, e.g. behind a balancer)"),
         ("--max-buffered-bytes", "HOSTED_MAX_BUFFERED_BYTES", "request bodies held at once, all connections (default 67108864)"),
         ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
-        ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between prunes of expired rows (default 30)"),
+        ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between lifecycle sweeps: expiry, retention, pruning (default 30)"),
         ("--max-long-polls", "HOSTED_MAX_LONG_POLLS", "long-polls waiting at once per account and per address (default 64)"),
     ]
 

@@ -136,7 +136,7 @@ import Testing
         #expect(Self.code { try open.apply(.redacted, at: Self.now, by: .system) } == "verification_not_terminal")
         var closed = Self.verification(.rejected)
         try closed.apply(.redacted, at: Self.now, by: .system)
-        #expect(closed.userID == "" && closed.mobile == "" && closed.metadata.isEmpty && closed.decisionReason == nil)
+        #expect(closed.userID == Verification.redactedUserIDPrefix + closed.id.rawValue && closed.mobile == "" && closed.metadata.isEmpty && closed.decisionReason == nil)
         #expect(closed.redactedAt == Self.now && closed.mobileLast4 == nil)
     }
 

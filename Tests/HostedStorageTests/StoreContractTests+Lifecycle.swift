@@ -211,9 +211,28 @@ extension StoreContractTests {
                 #expect(try store.redactDue(at: clock.now()) == 1)
                 #expect(try store.redactDue(at: clock.now()) == 0)
                 let redacted = try #require(try store.verification(accountID: account, id: kept.id))
-                #expect(redacted.redactedAt != nil && redacted.userID.isEmpty && redacted.metadata.isEmpty)
+                #expect(redacted.redactedAt != nil && redacted.userID == Verification.redactedUserIDPrefix + kept.id.rawValue && redacted.metadata.isEmpty)
                 let last = try #require(try chain(db, kept).last)
                 #expect(last.type == "verification.redacted" && last.actorKind == "system" && last.actorID == nil)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func twoRedactedDecisionsOfOneWorkflowDoNotCollide(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try withStore(backend) { db, store, _, account in
+                // Approved and rejected ones stay in the open-verification index (a new create
+                // for the user answers with them): their redacted user ids must differ.
+                for user in ["first", "second"] {
+                    var v = try create(store, account, user: user)
+                    for event in [VerificationEvent.signedIn(method: .sms), .stepCompleted(stepID: "selfie"), .submitted,
+                                  .decided(approved: true, reason: nil)] {
+                        v = try change(store, v, event)
+                    }
+                    v = try store.redact(accountID: account, id: v.id, at: t0, by: Self.actor)
+                    #expect(v.redactedAt == t0)
+                }
+                #expect(try EventStore(database: db).audit(accountID: account).events == 12)
             }
         }
 
@@ -244,13 +263,14 @@ extension StoreContractTests {
                 }
                 try SignInStore(database: db).addToOutbox(id: ObjectID(.message, using: SecureRandom()), to: distinctive[1],
                                                           body: "Your code is 123456", at: t0)
+                _ = try RateLimitStore(database: db).take(bucket: "otp-number:\(distinctive[1])", at: t0, interval: 720, burst: 5)
                 let idempotency = IdempotencyStore(database: db)
                 _ = try idempotency.claim(accountID: account, key: "create-1", requestHash: "h", at: t0)
                 try idempotency.complete(accountID: account, key: "create-1", status: 201, contentType: "application/json",
                                          body: Array(#"{"id":"\#(v.id.rawValue)","user_id":"\#(distinctive[0])"}"#.utf8))
                 v = try change(store, v, .canceled, by: Self.actor)
                 v = try store.redact(accountID: account, id: v.id, at: t0, by: Self.actor)
-                #expect(v.userID.isEmpty && v.mobile.isEmpty && v.metadata.isEmpty && v.redactedAt == t0)
+                #expect(v.userID == Verification.redactedUserIDPrefix + v.id.rawValue && v.mobile.isEmpty && v.metadata.isEmpty && v.redactedAt == t0)
                 #expect(throws: DomainError.gone(detail: "This artifact was erased when its verification was redacted.", code: .artifactRedacted)) {
                     try artifacts.content(id: photo, verificationID: v.id)
                 }

@@ -175,9 +175,11 @@ struct SignInService: Sendable {
 
     /// The live session behind a cookie token, for an open verification.
     func session(verificationID: ObjectID, token text: String?) throws -> (SignInStore.Session, Verification)? {
+        // The verification first: reading one past its time expires it, which ends its sessions,
+        // so the session looked up next is already gone.
         guard let text, let token = BearerSecret(presented: text),
-              let session = try store.session(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, at: clock.now()),
-              let verification = try verifications.verification(id: verificationID)
+              let verification = try verifications.verification(id: verificationID),
+              let session = try store.session(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, at: clock.now())
         else { return nil }
         return (session, verification)
     }

@@ -56,7 +56,8 @@ public struct Configuration: Sendable {
     /// `HOSTED_MAX_LONG_POLLS`; default 64 long-polls waiting at once per API key and as many
     /// per client address; one more is refused with 429.
     public var maximumLongPolls = 64
-    /// `HOSTED_SWEEP_INTERVAL`; default every 30 seconds the background work prunes expired rows.
+    /// `HOSTED_SWEEP_INTERVAL`; default every 30 seconds the background work runs the lifecycle
+    /// sweeps: expiry, retention, pruning of internal tables.
     public var sweepIntervalSeconds: TimeInterval = 30
 
     public init() {}

@@ -111,7 +111,10 @@ extension Verification {
                 throw .conflict(detail: "Only an approved, rejected, canceled or expired verification can be redacted; this one is \(status.rawValue).",
                                 code: .verificationNotTerminal)
             }
-            userID = ""
+            // Not empty: the open-verification index covers approved and rejected rows, and two
+            // redacted ones of one workflow must not collide. A control character keeps it apart
+            // from every valid user id (which has none); the API shows null.
+            userID = Self.redactedUserIDPrefix + id.rawValue
             mobile = ""
             metadata = [:]
             decisionReason = nil
@@ -128,6 +131,9 @@ extension Verification {
     public func isDueToExpire(at time: Date) -> Bool {
         status.isEditable && expiresAt <= time
     }
+
+    /// What a redacted verification's `user_id` column holds instead of the user's id.
+    public static let redactedUserIDPrefix = "\u{1}redacted:"
 
     /// `reason` if it is a reason code: 1 to 64 characters of a-z, 0-9 and _.
     static func reasonCode(_ reason: String) -> String? {

@@ -72,8 +72,8 @@ public struct EventStore: Sendable {
     /// `list`'s `startingAfter` names no event of the account.
     public struct UnknownCursor: Error, Equatable {}
 
-    /// The account's events, oldest first (by time, then verification and sequence); one page
-    /// after `startingAfter`, and whether more follow.
+    /// The account's events, oldest first (by time, then verification and sequence; one
+    /// verification's by sequence alone); one page after `startingAfter`, and whether more follow.
     public func list(accountID: ObjectID, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool) {
         var cursorTime: Int64 = Int64.min
         var cursorVerification = ""
@@ -87,6 +87,19 @@ public struct EventStore: Sendable {
             cursorTime = try cursor.int("created_at")
             cursorVerification = try cursor.string("verification_id")
             cursorSequence = try cursor.int("sequence")
+        }
+        if let verificationID = filter.verificationID {
+            // One chain: in its own order (a change takes its time before it waits for the row,
+            // so times need not follow sequences).
+            if startingAfter != nil && cursorVerification != verificationID.rawValue { throw UnknownCursor() }
+            let rows = try database.query("""
+                SELECT \(unsafeSQL: Self.columns) FROM events
+                WHERE account_id = \(accountID.rawValue) AND verification_id = \(verificationID.rawValue)
+                  AND sequence > \(cursorSequence) AND (\(filter.type ?? "") = '' OR type = \(filter.type ?? ""))
+                ORDER BY sequence
+                LIMIT \(Int64(limit + 1))
+                """)
+            return (try rows.prefix(limit).map(Self.event(from:)), rows.count > limit)
         }
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM events

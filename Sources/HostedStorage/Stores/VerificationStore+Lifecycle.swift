@@ -20,14 +20,26 @@ extension VerificationStore {
                 """)
             try connection.query("DELETE FROM otp_codes WHERE verification_id = \(id.rawValue)")
             try connection.query("DELETE FROM sms_queue WHERE verification_id = \(id.rawValue)")
-            if !mobile.isEmpty { try connection.query("DELETE FROM sms_outbox WHERE to_number = \(mobile)") }
+            if !mobile.isEmpty {
+                try connection.query("DELETE FROM sms_outbox WHERE to_number = \(mobile)")
+                // Rate-limit buckets keyed by the number (`otp-number:+91…`).
+                try connection.query("DELETE FROM rate_limits WHERE bucket LIKE \("%:" + mobile)")
+            }
             let mentions: SQL = database.dialect == .postgres
                 ? "position(convert_to(\(id.rawValue), 'UTF8') in body) > 0"
                 : "instr(body, CAST(\(id.rawValue) AS BLOB)) > 0"
             try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND body IS NOT NULL AND \(mentions)")
         }
         if database.dialect == .sqlite {
-            try database.withConnection { connection in _ = try connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }
+            // A reader in the way makes the checkpoint answer busy (1): try again briefly; a
+            // later redaction's checkpoint, or SQLite's own, finishes the job otherwise.
+            for _ in 0..<5 {
+                let busy = try database.withConnection { connection in
+                    try connection.query("PRAGMA wal_checkpoint(TRUNCATE)").first?.int("busy") ?? 0
+                }
+                if busy == 0 { break }
+                usleep(50_000)
+            }
         }
         return redacted
     }

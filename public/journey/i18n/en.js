@@ -113,7 +113,7 @@ export default {
     incomplete: "A step is not finished yet. Please complete it.",
   },
   done: { submittedTitle: "Submitted", closedTitle: "Verification status", closeWindow: "You can close this window.",
-    expiredTitle: "This verification has expired",
+    expiredTitle: "Time ran out",
     expiredNote: "It is no longer open. Go back to the app to start again." },
   status: {
     submitted: "Thank you. Your verification has been submitted.",

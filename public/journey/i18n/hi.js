@@ -113,7 +113,7 @@ export default {
     incomplete: "एक चरण अभी पूरा नहीं हुआ है। कृपया उसे पूरा करें।",
   },
   done: { submittedTitle: "जमा हो गया", closedTitle: "सत्यापन की स्थिति", closeWindow: "अब आप यह विंडो बंद कर सकते हैं।",
-    expiredTitle: "इस सत्यापन की अवधि खत्म हो गई है",
+    expiredTitle: "समय समाप्त हो गया",
     expiredNote: "यह अब खुला नहीं है। फिर से शुरू करने के लिए ऐप पर वापस जाएँ।" },
   status: {
     submitted: "धन्यवाद। आपका सत्यापन जमा हो गया है।",

@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# Loopback wrk benchmark of the two lifecycle writes that append an event on PostgreSQL
+# (create, cancel), for the current hosted binary beside a reference binary built from the
+# commit before the event log, in the same run on the same PostgreSQL server. Prints a
+# markdown table and, per row, new/old req/s with PASS (>= 0.85) or FAIL.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+Usage: BENCH_BASELINE_BIN=/path/to/old/hosted bench/lifecycle.sh
+
+Benchmarks, with wrk on 127.0.0.1 against one throwaway PostgreSQL server
+(scripts/with-postgres.sh), two binaries, each on its own fresh database:
+  new   BENCH_HOSTED_BIN, else .build/release/hosted (built with
+        `swift build -c release --scratch-path .build` when BENCH_HOSTED_BIN is unset)
+  old   BENCH_BASELINE_BIN (required): hosted built from the commit before the
+        event log (800961b), e.g.
+          git worktree add /tmp/hosted-prev 800961b
+          (cd /tmp/hosted-prev && swift build -c release --scratch-path /tmp/hosted-prev-build)
+          BENCH_BASELINE_BIN=/tmp/hosted-prev-build/release/hosted bench/lifecycle.sh
+Rows, at the same concurrency for both binaries, old and new taking turns:
+  create   POST /v1/verifications, a new user_id on every request (201)
+           (bench/create-unique.lua); new appends verification.created
+  cancel   POST /v1/verifications/{id}/cancel, a different open verification on
+           every request (200) (bench/cancel-unique.lua); new appends
+           verification.canceled. The ids are the open verifications in the
+           database (left by the create row plus an untimed fill pass of the
+           same length), re-read before each wrk run; a thread that runs out
+           sends 404s, which show under errors.
+For each row: req/s, p50, p99, errors per binary, and new/old req/s: PASS when
+new >= 0.85 x old (the event costs under 15 %) and neither run had errors,
+else FAIL. Setup per binary: `hosted accounts create --name Bench`, then
+POST /v1/workflows (key kyc, one selfie step). No Idempotency-Key is sent.
+
+Environment:
+  BENCH_BASELINE_BIN  the reference (old) hosted binary (required)
+  BENCH_HOSTED_BIN    the current (new) hosted binary (default: build .build/release/hosted)
+  BENCH_DURATION      wrk duration per row (default 10s)
+  BENCH_WARMUP        untimed wrk run before each row (default 2s; 0 = none)
+  BENCH_THREADS       wrk threads (default 2)
+  BENCH_CONNECTIONS   wrk connections (default 16)
+  BENCH_MIN_THRESHOLD ratio new/old for PASS (default 0.85)
+  BENCH_STRICT        1 = exit 1 when a row FAILs (default: report only, exit 0)
+  HOSTED_TEST_PG_BIN  directory holding psql (set by scripts/with-postgres.sh)
+Both servers get HOSTED_SECRET_KEY (a fixed bench key), HOSTED_LISTEN on a free
+127.0.0.1 port and their own HOSTED_DATABASE_URL; everything else is default.
+Bounded in time: about 6 x (warm-up + duration) of wrk plus start-up.
+EOF
+}
+
+MODE=all
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    --postgres-phase) MODE=postgres ;;   # internal: run by with-postgres.sh
+    "") ;;
+    *) usage >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+
+DURATION=${BENCH_DURATION:-10s}
+WARMUP=${BENCH_WARMUP:-2s}
+THREADS=${BENCH_THREADS:-2}
+CONNECTIONS=${BENCH_CONNECTIONS:-16}
+THRESHOLD=${BENCH_MIN_THRESHOLD:-0.85}
+STRICT=${BENCH_STRICT:-0}
+WORKFLOW_BODY='{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}'
+export HOSTED_SECRET_KEY=${HOSTED_SECRET_KEY:-bench-lifecycle-secret-key-0123456789abcdef}
+
+log() { echo "bench: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# --- process bookkeeping (as bench/run.sh): everything started here is stopped on exit --
+PIDS=()
+stop_pid() {
+    local pid=$1
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 50); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+    local status=$? pid
+    trap - EXIT INT TERM
+    for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
+    if [[ $MODE != postgres && -n "${WORK:-}" ]]; then rm -rf "$WORK"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- helpers (copied from bench/run.sh) ---------------------------------------
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_http URL PID NAME: waits (<= 30 s) until URL answers 200 while PID lives.
+wait_http() {
+    local url=$1 pid=$2 name=$3
+    for _ in $(seq 150); do
+        kill -0 "$pid" 2>/dev/null || die "$name exited during startup"
+        if curl -fsS -o /dev/null --max-time 5 "$url" 2>/dev/null; then return 0; fi
+        sleep 0.2
+    done
+    die "$name did not answer $url within 30 s"
+}
+
+# http_json METHOD URL KEY BODY STATUS: sends the JSON BODY with the Bearer KEY, prints the
+# response body; fails unless the answer has exactly that status.
+http_json() {
+    local method=$1 url=$2 key=$3 body=$4 want=$5 out status
+    out="$WORK/curl-$(date +%s%N).json"
+    status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" \
+        -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+        --data-binary "$body" "$url") || { log "$method $url: curl failed"; return 1; }
+    if [[ $status != "$want" ]]; then
+        log "$method $url -> HTTP $status (expected $want): $(head -c 300 "$out")"
+        return 1
+    fi
+    cat "$out"
+}
+
+# create_account BIN DATABASE_URL: creates an account with the CLI, prints "ACCOUNT_ID API_KEY".
+create_account() {
+    HOSTED_DATABASE_URL=$2 "$1" accounts create --name Bench | python3 -c '
+import json, sys
+text = sys.stdin.read()
+for candidate in [text] + text.splitlines()[::-1]:
+    try:
+        created = json.loads(candidate)
+        print(created["account_id"], created["api_key"])
+        break
+    except (ValueError, KeyError, TypeError):
+        continue
+else:
+    sys.exit("bench: no account_id/api_key in the output of hosted accounts create: " + text[:300])
+'
+}
+
+# psql_on URL SQL: runs SQL, prints the unaligned result.
+psql_on() {
+    "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -d "$1" -c "$2"
+}
+
+# --- per binary state (label: old | new) -----------------------------------------
+declare -A BIN DB BASE KEY ACCOUNT LOGF PID
+
+# start_binary LABEL: fresh database, `hosted serve`, account, workflow.
+start_binary() {
+    local label=$1 port created
+    DB[$label]="${HOSTED_TEST_POSTGRES_URL%/*}/bench_$label"
+    psql_on "$HOSTED_TEST_POSTGRES_URL" "CREATE DATABASE bench_$label" >/dev/null ||
+        die "cannot create database bench_$label"
+    port=$(free_port)
+    BASE[$label]="http://127.0.0.1:$port"
+    LOGF[$label]="$WORK/hosted-$label.log"
+    HOSTED_DATABASE_URL=${DB[$label]} HOSTED_LISTEN="127.0.0.1:$port" \
+        HOSTED_PUBLIC_URL="http://127.0.0.1:$port" \
+        "${BIN[$label]}" serve >"${LOGF[$label]}" 2>&1 &
+    PID[$label]=$!
+    PIDS+=("${PID[$label]}")
+    if ! (wait_http "${BASE[$label]}/healthz" "${PID[$label]}" "hosted ($label)"); then
+        tail -n 30 "${LOGF[$label]}" >&2 || true
+        exit 1
+    fi
+    created=$(create_account "${BIN[$label]}" "${DB[$label]}") || die "could not create an account ($label)"
+    read -r ACCOUNT[$label] KEY[$label] <<<"$created"
+    [[ ${ACCOUNT[$label]} =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected account id: ${ACCOUNT[$label]}"
+    http_json POST "${BASE[$label]}/v1/workflows" "${KEY[$label]}" "$WORKFLOW_BODY" 201 >/dev/null ||
+        die "could not create the kyc workflow ($label)"
+    # One create and one cancel by hand: the statuses the rows expect.
+    local v id
+    v=$(http_json POST "${BASE[$label]}/v1/verifications" "${KEY[$label]}" \
+        '{"user_id":"probe","workflow":"kyc","mobile":"+919876543210"}' 201) || die "create does not answer 201 ($label)"
+    id=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' <<<"$v")
+    http_json POST "${BASE[$label]}/v1/verifications/$id/cancel" "${KEY[$label]}" '{}' 200 >/dev/null ||
+        die "cancel does not answer 200 ($label)"
+    log "hosted ($label: ${BIN[$label]}) up at ${BASE[$label]}, database bench_$label"
+}
+
+# write_open_ids LABEL FILE: the label's open verifications, one id a line.
+write_open_ids() {
+    psql_on "${DB[$1]}" "SELECT id FROM verifications WHERE status = 'created' ORDER BY id" >"$2"
+}
+
+# run_wrk LABEL ROW DURATION SCRIPT OUT: one wrk run (the cancel script gets fresh ids).
+run_wrk() {
+    local label=$1 row=$2 duration=$3 script=$4 out=$5 ids="$WORK/ids-$1.txt"
+    if [[ $row == cancel ]]; then
+        write_open_ids "$label" "$ids"
+        log "$row ($label): $(wc -l <"$ids") open verifications to cancel"
+    fi
+    BENCH_API_KEY=${KEY[$label]} BENCH_USER_PREFIX="u$(date +%s%N)" BENCH_WORKFLOW=kyc \
+        BENCH_IDS_FILE=$ids BENCH_THREAD_COUNT=$THREADS \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" --latency -s "$script" \
+        "${BASE[$label]}/v1/verifications" >"$out"
+}
+
+# bench_row LABEL ROW: warm-up, then the timed wrk run; appends to results.tsv
+# "ROW<TAB>LABEL<TAB>req/s<TAB>p50<TAB>p99<TAB>errors".
+bench_row() {
+    local label=$1 row=$2 out script
+    script="$REPO/bench/$row-unique.lua"
+    if [[ "$WARMUP" != 0 ]]; then run_wrk "$label" "$row" "$WARMUP" "$script" /dev/null; fi
+    out="$WORK/wrk-$row-$label.txt"
+    log "wrk $row ($label): ${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections"
+    run_wrk "$label" "$row" "$DURATION" "$script" "$out"
+    cat "$out" >&2
+    python3 - "$row" "$label" "$out" >>"$WORK/results.tsv" <<'PY'
+import re, sys
+row, label, path = sys.argv[1:4]
+text = open(path).read()
+def ms(v):
+    m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", v)
+    if not m:
+        return None
+    return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[m.group(2)]
+lat = {p: ms(v) for p, v in re.findall(r"^\s+(\d+)%\s+(\S+)", text, re.M)}
+rps = re.search(r"^Requests/sec:\s+([\d.]+)", text, re.M)
+errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s+(\d+)", text))
+sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+if sock:
+    errors += sum(int(n) for n in sock.groups())
+fmt = lambda v: "?" if v is None else f"{v:.2f} ms"
+print("\t".join([row, label, f"{float(rps.group(1)):.0f}" if rps else "?",
+                 fmt(lat.get("50")), fmt(lat.get("99")), str(errors)]))
+PY
+}
+
+# fill LABEL: an untimed create pass as long as a row, so the cancel row has ids to spare.
+fill() {
+    log "fill ($1): untimed create pass for the cancel row"
+    run_wrk "$1" create "$DURATION" "$REPO/bench/create-unique.lua" /dev/null
+    if [[ "$WARMUP" != 0 ]]; then run_wrk "$1" create "$WARMUP" "$REPO/bench/create-unique.lua" /dev/null; fi
+}
+
+# --- PostgreSQL phase (inside scripts/with-postgres.sh) ---------------------------
+if [[ $MODE == postgres ]]; then
+    WORK=${BENCH_WORK:?BENCH_WORK must be set by the outer bench/lifecycle.sh}
+    [[ -n "${HOSTED_TEST_POSTGRES_URL:-}" ]] || die "HOSTED_TEST_POSTGRES_URL not set"
+    PG_BIN=${HOSTED_TEST_PG_BIN:-/usr/lib/postgresql/15/bin}
+    BIN[old]=$BENCH_BASELINE_BIN
+    BIN[new]=$BENCH_HOSTED_BIN
+    start_binary old
+    start_binary new
+    # Old and new take turns on every step, so drift of the shared server hits both.
+    for label in old new; do bench_row "$label" create; done
+    for label in old new; do fill "$label"; done
+    for label in old new; do bench_row "$label" cancel; done
+    for label in old new; do
+        {
+            printf '%s\t' "$label"
+            psql_on "${DB[$label]}" "SELECT count(*) FILTER (WHERE status = 'canceled') || E'\t' || count(*) FROM verifications"
+        } >>"$WORK/counts.tsv"
+    done
+    psql_on "${DB[new]}" "SELECT type || E'\t' || count(*) FROM events GROUP BY type ORDER BY type" \
+        >"$WORK/events.tsv" || true
+    exit 0
+fi
+
+# --- outer run ----------------------------------------------------------------------
+[[ -n "${BENCH_BASELINE_BIN:-}" ]] || { usage >&2; die "BENCH_BASELINE_BIN is not set"; }
+[[ -x $BENCH_BASELINE_BIN ]] || die "no baseline binary at $BENCH_BASELINE_BIN"
+bash scripts/setup-debian.sh wrk curl
+command -v wrk >/dev/null || die "wrk not found"
+command -v curl >/dev/null || die "curl not found"
+if [[ -z "${BENCH_HOSTED_BIN:-}" ]]; then
+    log "building release binary"
+    swift build -c release --product hosted --scratch-path .build ||
+        die "release build of hosted failed (see the compiler output above)"
+    BENCH_HOSTED_BIN=$REPO/.build/release/hosted
+fi
+[[ -x $BENCH_HOSTED_BIN ]] || die "no hosted binary at $BENCH_HOSTED_BIN"
+BENCH_BASELINE_BIN=$(realpath "$BENCH_BASELINE_BIN")
+BENCH_HOSTED_BIN=$(realpath "$BENCH_HOSTED_BIN")
+export BENCH_BASELINE_BIN BENCH_HOSTED_BIN
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hosted-lifecycle.XXXXXX")
+export BENCH_WORK=$WORK
+: >"$WORK/results.tsv"
+: >"$WORK/counts.tsv"
+: >"$WORK/events.tsv"
+bash scripts/with-postgres.sh bash bench/lifecycle.sh --postgres-phase
+
+# --- report ---------------------------------------------------------------------------
+set +e
+python3 - "$WORK" "$THRESHOLD" "$THREADS" "$CONNECTIONS" "$DURATION" "$(nproc)" \
+    "$BENCH_BASELINE_BIN" "$BENCH_HOSTED_BIN" <<'PY'
+import sys
+work, threshold, threads, conns, duration, cores, old_bin, new_bin = sys.argv[1:9]
+threshold = float(threshold)
+rows = {}
+for line in open(f"{work}/results.tsv"):
+    row, label, rps, p50, p99, errors = line.rstrip("\n").split("\t")
+    rows[(row, label)] = (rps, p50, p99, errors)
+names = {"create": "POST /v1/verifications (new each, 201)",
+         "cancel": "POST /v1/verifications/{id}/cancel (200)"}
+print()
+print(f"wrk -t{threads} -c{conns} -d{duration} on 127.0.0.1, PostgreSQL, {cores} cores shared by wrk, hosted and PostgreSQL")
+print(f"old = {old_bin}")
+print(f"new = {new_bin}")
+print()
+print("| row | binary | req/s | p50 | p99 | errors |")
+print("| --- | --- | ---: | ---: | ---: | ---: |")
+for row in ("create", "cancel"):
+    for label in ("old", "new"):
+        r = rows.get((row, label), ("?", "?", "?", "?"))
+        print(f"| {names[row]} | {label} | {r[0]} | {r[1]} | {r[2]} | {r[3]} |")
+print()
+print(f"| row | new/old req/s | verdict (PASS: >= {threshold:.2f}, no errors) |")
+print("| --- | ---: | --- |")
+failed = False
+for row in ("create", "cancel"):
+    try:
+        o, n = rows[(row, "old")], rows[(row, "new")]
+        ratio = float(n[0]) / float(o[0])
+        errors = int(o[3]) + int(n[3])
+        ok = ratio >= threshold and errors == 0
+        verdict = "PASS" if ok else ("FAIL (errors)" if errors else "FAIL")
+        print(f"| {row} | {ratio:.3f} | {verdict} |")
+    except (KeyError, ValueError, ZeroDivisionError):
+        ok = False
+        print(f"| {row} | ? | FAIL (row missing) |")
+    failed |= not ok
+counts = [l.rstrip("\n").split("\t") for l in open(f"{work}/counts.tsv") if l.strip()]
+if counts:
+    print()
+    print("Verifications at the end (canceled / all): " +
+          ", ".join(f"{c[0]} {c[1]} / {c[2]}" for c in counts) + "  ")
+events = [l.rstrip("\n").split("\t") for l in open(f"{work}/events.tsv") if l.strip()]
+if events:
+    print("Events in new's database: " + ", ".join(f"{e[0]} {e[1]}" for e in events))
+sys.exit(1 if failed else 0)
+PY
+status=$?
+set -e
+if (( status != 0 )) && [[ $STRICT == 1 ]]; then exit 1; fi
+exit 0
