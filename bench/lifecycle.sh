@@ -41,10 +41,14 @@ Environment:
   BENCH_CONNECTIONS   wrk connections (default 16)
   BENCH_MIN_THRESHOLD ratio new/old for PASS (default 0.85)
   BENCH_STRICT        1 = exit 1 when a row FAILs (default: report only, exit 0)
+  BENCH_ROUNDS        repeat the create/fill/cancel sequence N times (default 1); the
+                      ratio then compares the median req/s of each binary
   HOSTED_TEST_PG_BIN  directory holding psql (set by scripts/with-postgres.sh)
 Both servers get HOSTED_SECRET_KEY (a fixed bench key), HOSTED_LISTEN on a free
 127.0.0.1 port and their own HOSTED_DATABASE_URL; everything else is default.
-Bounded in time: about 6 x (warm-up + duration) of wrk plus start-up.
+Bounded in time: about BENCH_ROUNDS x 6 x (warm-up + duration) of wrk plus start-up.
+The machine's 2 cores are shared by wrk, hosted and PostgreSQL: run it on an
+otherwise idle machine (a concurrent build or test run skews the ratio).
 EOF
 }
 
@@ -65,6 +69,8 @@ THREADS=${BENCH_THREADS:-2}
 CONNECTIONS=${BENCH_CONNECTIONS:-16}
 THRESHOLD=${BENCH_MIN_THRESHOLD:-0.85}
 STRICT=${BENCH_STRICT:-0}
+ROUNDS=${BENCH_ROUNDS:-1}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2; }
 WORKFLOW_BODY='{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}'
 export HOSTED_SECRET_KEY=${HOSTED_SECRET_KEY:-bench-lifecycle-secret-key-0123456789abcdef}
 
@@ -207,13 +213,13 @@ bench_row() {
     local label=$1 row=$2 out script
     script="$REPO/bench/$row-unique.lua"
     if [[ "$WARMUP" != 0 ]]; then run_wrk "$label" "$row" "$WARMUP" "$script" /dev/null; fi
-    out="$WORK/wrk-$row-$label.txt"
+    out="$WORK/wrk-$row-$label-$round.txt"
     log "wrk $row ($label): ${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections"
     run_wrk "$label" "$row" "$DURATION" "$script" "$out"
     cat "$out" >&2
-    python3 - "$row" "$label" "$out" >>"$WORK/results.tsv" <<'PY'
+    python3 - "$row" "$label" "$out" "$round" >>"$WORK/results.tsv" <<'PY'
 import re, sys
-row, label, path = sys.argv[1:4]
+row, label, path, rnd = sys.argv[1:5]
 text = open(path).read()
 def ms(v):
     m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", v)
@@ -228,7 +234,7 @@ if sock:
     errors += sum(int(n) for n in sock.groups())
 fmt = lambda v: "?" if v is None else f"{v:.2f} ms"
 print("\t".join([row, label, f"{float(rps.group(1)):.0f}" if rps else "?",
-                 fmt(lat.get("50")), fmt(lat.get("99")), str(errors)]))
+                 fmt(lat.get("50")), fmt(lat.get("99")), str(errors), rnd]))
 PY
 }
 
@@ -249,9 +255,11 @@ if [[ $MODE == postgres ]]; then
     start_binary old
     start_binary new
     # Old and new take turns on every step, so drift of the shared server hits both.
-    for label in old new; do bench_row "$label" create; done
-    for label in old new; do fill "$label"; done
-    for label in old new; do bench_row "$label" cancel; done
+    for round in $(seq "$ROUNDS"); do
+        for label in old new; do bench_row "$label" create; done
+        for label in old new; do fill "$label"; done
+        for label in old new; do bench_row "$label" cancel; done
+    done
     for label in old new; do
         {
             printf '%s\t' "$label"
@@ -291,13 +299,14 @@ bash scripts/with-postgres.sh bash bench/lifecycle.sh --postgres-phase
 set +e
 python3 - "$WORK" "$THRESHOLD" "$THREADS" "$CONNECTIONS" "$DURATION" "$(nproc)" \
     "$BENCH_BASELINE_BIN" "$BENCH_HOSTED_BIN" <<'PY'
-import sys
+import statistics, sys
 work, threshold, threads, conns, duration, cores, old_bin, new_bin = sys.argv[1:9]
 threshold = float(threshold)
-rows = {}
+runs = {}
 for line in open(f"{work}/results.tsv"):
-    row, label, rps, p50, p99, errors = line.rstrip("\n").split("\t")
-    rows[(row, label)] = (rps, p50, p99, errors)
+    row, label, rps, p50, p99, errors, rnd = line.rstrip("\n").split("\t")
+    runs.setdefault((row, label), []).append((rps, p50, p99, errors, rnd))
+many = any(len(v) > 1 for v in runs.values())
 names = {"create": "POST /v1/verifications (new each, 201)",
          "cancel": "POST /v1/verifications/{id}/cancel (200)"}
 print()
@@ -305,21 +314,22 @@ print(f"wrk -t{threads} -c{conns} -d{duration} on 127.0.0.1, PostgreSQL, {cores}
 print(f"old = {old_bin}")
 print(f"new = {new_bin}")
 print()
-print("| row | binary | req/s | p50 | p99 | errors |")
-print("| --- | --- | ---: | ---: | ---: | ---: |")
+print("| row | binary | req/s | p50 | p99 | errors |" + (" round |" if many else ""))
+print("| --- | --- | ---: | ---: | ---: | ---: |" + (" ---: |" if many else ""))
 for row in ("create", "cancel"):
-    for label in ("old", "new"):
-        r = rows.get((row, label), ("?", "?", "?", "?"))
-        print(f"| {names[row]} | {label} | {r[0]} | {r[1]} | {r[2]} | {r[3]} |")
+    for r in sorted(((l, r) for l in ("old", "new") for r in runs.get((row, l), [("?",) * 5])),
+                    key=lambda lr: (lr[1][4], lr[0] != "old")):
+        label, r = r
+        print(f"| {names[row]} | {label} | {r[0]} | {r[1]} | {r[2]} | {r[3]} |" + (f" {r[4]} |" if many else ""))
 print()
-print(f"| row | new/old req/s | verdict (PASS: >= {threshold:.2f}, no errors) |")
+print(f"| row | new/old req/s{' (medians)' if many else ''} | verdict (PASS: >= {threshold:.2f}, no errors) |")
 print("| --- | ---: | --- |")
 failed = False
 for row in ("create", "cancel"):
     try:
-        o, n = rows[(row, "old")], rows[(row, "new")]
-        ratio = float(n[0]) / float(o[0])
-        errors = int(o[3]) + int(n[3])
+        o, n = runs[(row, "old")], runs[(row, "new")]
+        ratio = statistics.median(float(r[0]) for r in n) / statistics.median(float(r[0]) for r in o)
+        errors = sum(int(r[3]) for r in o + n)
         ok = ratio >= threshold and errors == 0
         verdict = "PASS" if ok else ("FAIL (errors)" if errors else "FAIL")
         print(f"| {row} | {ratio:.3f} | {verdict} |")

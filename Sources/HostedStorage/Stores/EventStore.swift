@@ -19,27 +19,45 @@ public struct EventStore: Sendable {
     /// change. The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`; SQLite has
     /// one writer), so the next sequence is read and written without a gap or a duplicate — and
     /// the unique key on (verification, sequence) refuses one if that were ever not so.
-    func append(_ drafts: [EventDraft], to verification: Verification, at time: Date, on connection: DatabaseConnection) throws {
-        guard !drafts.isEmpty else { return }
-        let last = try connection.query("""
-            SELECT sequence, hash FROM events WHERE verification_id = \(verification.id.rawValue)
-            ORDER BY sequence DESC LIMIT 1
-            """).first
-        var sequence = try last?.int("sequence") ?? 0
-        var previousHash = try last?.string("hash")
-        for draft in drafts {
+    ///
+    /// `last` is the chain's newest (sequence, hash), read with the locked row (nil: no event yet).
+    func append(_ drafts: [EventDraft], to verification: Verification, after last: (sequence: Int64, hash: String)?,
+                at time: Date, on connection: DatabaseConnection) throws {
+        for event in seal(drafts, to: verification, after: last, at: time) {
+            try connection.query("INSERT INTO events (\(unsafeSQL: Self.columns)) VALUES (\(values: Self.values(event)))")
+        }
+    }
+
+    /// The drafts as events following `last` in the verification's chain, hashed.
+    func seal(_ drafts: [EventDraft], to verification: Verification, after last: (sequence: Int64, hash: String)?,
+              at time: Date) -> [Event] {
+        var sequence = last?.sequence ?? 0
+        var previousHash = last?.hash
+        return drafts.map { draft in
             sequence += 1
             let event = Self.seal(id: ObjectID(.event, using: random), accountID: verification.accountID,
                                   verificationID: verification.id, sequence: sequence, type: draft.type.rawValue,
                                   actorKind: draft.actor.kind.rawValue, actorID: draft.actor.id,
                                   data: Event.canonicalData(draft.data), createdAt: time, previousHash: previousHash)
-            try connection.query("""
-                INSERT INTO events (\(unsafeSQL: Self.columns))
-                VALUES (\(event.id.rawValue), \(event.accountID.rawValue), \(event.verificationID.rawValue), \(event.sequence),
-                        \(event.type), \(event.actorKind), \(event.actorID), \(event.data), \(event.createdAt), \(event.previousHash), \(event.hash))
-                """)
             previousHash = event.hash
+            return event
         }
+    }
+
+    static func values(_ event: Event) -> [SQLValue] {
+        [.text(event.id.rawValue), .text(event.accountID.rawValue), .text(event.verificationID.rawValue), .integer(event.sequence),
+         .text(event.type), .text(event.actorKind), .optionalText(event.actorID), .text(event.data), .date(event.createdAt),
+         .optionalText(event.previousHash), .text(event.hash)]
+    }
+
+    /// The chain's newest (sequence, hash), or nil; read while the verification's row is locked.
+    func newest(verificationID: ObjectID, on connection: DatabaseConnection) throws -> (sequence: Int64, hash: String)? {
+        guard let row = try connection.query("""
+            SELECT sequence, hash FROM events WHERE verification_id = \(verificationID.rawValue)
+            ORDER BY sequence DESC LIMIT 1
+            """).first
+        else { return nil }
+        return (try row.int("sequence"), try row.string("hash"))
     }
 
     /// An event with its hash computed from `previousHash` and its canonical JSON.

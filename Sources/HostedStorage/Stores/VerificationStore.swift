@@ -30,17 +30,31 @@ public struct VerificationStore: Sendable {
     /// `verification` carries its `created` event (unwritten), which is written with the row.
     public func createOrFetchOpen(_ verification: Verification) throws -> (Verification, created: Bool) {
         for _ in 0..<3 {
-            let inserted = try database.transaction { connection in
-                let rows = try connection.query("""
-                    INSERT INTO verifications (\(unsafeSQL: Self.columns))
-                    VALUES (\(values: try Self.values(verification)))
-                    ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
+            let insert: SQL = """
+                INSERT INTO verifications (\(unsafeSQL: Self.columns))
+                VALUES (\(values: try Self.values(verification)))
+                ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
+                RETURNING id
+                """
+            let sealed = events.seal(verification.unwrittenEvents, to: verification, after: nil, at: verification.createdAt)
+            let inserted: Bool
+            if database.dialect == .postgres, sealed.count == 1 {
+                // One statement, so one round trip as before the event log: the event is inserted
+                // only if the verification was (a conflict inserts neither).
+                inserted = !(try database.query("""
+                    WITH inserted AS (\(insert))
+                    INSERT INTO events (\(unsafeSQL: EventStore.columns))
+                    SELECT \(values: EventStore.values(sealed[0])) FROM inserted
                     RETURNING id
-                    """)
-                if !rows.isEmpty {
-                    try events.append(verification.unwrittenEvents, to: verification, at: verification.createdAt, on: connection)
+                    """)).isEmpty
+            } else {
+                inserted = try database.transaction { connection in
+                    guard !(try connection.query(insert)).isEmpty else { return false }
+                    for event in sealed {
+                        try connection.query("INSERT INTO events (\(unsafeSQL: EventStore.columns)) VALUES (\(values: EventStore.values(event)))")
+                    }
+                    return true
                 }
-                return !rows.isEmpty
             }
             if inserted { return (verification.stored, true) }
             let existing = try database.query("""
@@ -161,7 +175,11 @@ public struct VerificationStore: Sendable {
                     WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
                     """)
             }
-            try events.append(drafts, to: verification, at: time, on: connection)
+            // Read after the row lock is held, in a statement of its own: a subquery of the
+            // locking SELECT would see the snapshot from before the wait (READ COMMITTED), not the
+            // event the previous holder committed.
+            try events.append(drafts, to: verification, after: try events.newest(verificationID: id, on: connection),
+                              at: time, on: connection)
             if verification.closesJourney(from: before) {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
                 try connection.query("""
