@@ -72,81 +72,9 @@ STRICT=${BENCH_STRICT:-0}
 ROUNDS=${BENCH_ROUNDS:-1}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2; }
 WORKFLOW_BODY='{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}'
-export HOSTED_SECRET_KEY=${HOSTED_SECRET_KEY:-bench-lifecycle-secret-key-0123456789abcdef}
 
-log() { echo "bench: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-# --- process bookkeeping (as bench/run.sh): everything started here is stopped on exit --
-PIDS=()
-stop_pid() {
-    local pid=$1
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-    local status=$? pid
-    trap - EXIT INT TERM
-    for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
-    if [[ $MODE != postgres && -n "${WORK:-}" ]]; then rm -rf "$WORK"; fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# --- helpers (copied from bench/run.sh) ---------------------------------------
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# wait_http URL PID NAME: waits (<= 30 s) until URL answers 200 while PID lives.
-wait_http() {
-    local url=$1 pid=$2 name=$3
-    for _ in $(seq 150); do
-        kill -0 "$pid" 2>/dev/null || die "$name exited during startup"
-        if curl -fsS -o /dev/null --max-time 5 "$url" 2>/dev/null; then return 0; fi
-        sleep 0.2
-    done
-    die "$name did not answer $url within 30 s"
-}
-
-# http_json METHOD URL KEY BODY STATUS: sends the JSON BODY with the Bearer KEY, prints the
-# response body; fails unless the answer has exactly that status.
-http_json() {
-    local method=$1 url=$2 key=$3 body=$4 want=$5 out status
-    out="$WORK/curl-$(date +%s%N).json"
-    status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" \
-        -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
-        --data-binary "$body" "$url") || { log "$method $url: curl failed"; return 1; }
-    if [[ $status != "$want" ]]; then
-        log "$method $url -> HTTP $status (expected $want): $(head -c 300 "$out")"
-        return 1
-    fi
-    cat "$out"
-}
-
-# create_account BIN DATABASE_URL: creates an account with the CLI, prints "ACCOUNT_ID API_KEY".
-create_account() {
-    HOSTED_DATABASE_URL=$2 "$1" accounts create --name Bench | python3 -c '
-import json, sys
-text = sys.stdin.read()
-for candidate in [text] + text.splitlines()[::-1]:
-    try:
-        created = json.loads(candidate)
-        print(created["account_id"], created["api_key"])
-        break
-    except (ValueError, KeyError, TypeError):
-        continue
-else:
-    sys.exit("bench: no account_id/api_key in the output of hosted accounts create: " + text[:300])
-'
-}
+# shellcheck source=bench/lib.sh
+source "$REPO/bench/lib.sh"
 
 # psql_on URL SQL: runs SQL, prints the unaligned result.
 psql_on() {
@@ -217,25 +145,7 @@ bench_row() {
     log "wrk $row ($label): ${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections"
     run_wrk "$label" "$row" "$DURATION" "$script" "$out"
     cat "$out" >&2
-    python3 - "$row" "$label" "$out" "$round" >>"$WORK/results.tsv" <<'PY'
-import re, sys
-row, label, path, rnd = sys.argv[1:5]
-text = open(path).read()
-def ms(v):
-    m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", v)
-    if not m:
-        return None
-    return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[m.group(2)]
-lat = {p: ms(v) for p, v in re.findall(r"^\s+(\d+)%\s+(\S+)", text, re.M)}
-rps = re.search(r"^Requests/sec:\s+([\d.]+)", text, re.M)
-errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s+(\d+)", text))
-sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
-if sock:
-    errors += sum(int(n) for n in sock.groups())
-fmt = lambda v: "?" if v is None else f"{v:.2f} ms"
-print("\t".join([row, label, f"{float(rps.group(1)):.0f}" if rps else "?",
-                 fmt(lat.get("50")), fmt(lat.get("99")), str(errors), rnd]))
-PY
+    printf '%s\t%s\t%s\t%s\n' "$row" "$label" "$(wrk_summary "$out")" "$round" >>"$WORK/results.tsv"
 }
 
 # fill LABEL: an untimed create pass as long as a row, so the cancel row has ids to spare.

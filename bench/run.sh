@@ -70,69 +70,8 @@ POLL_BURST=${BENCH_POLL_BURST:-1000000}
 WORKFLOW_BODY='{"key":"bench","name":"Bench","steps":[{"type":"selfie"}]}'
 VERIFICATION_BODY='{"user_id":"bench-user","workflow":"bench","mobile":"+919876543210"}'
 
-log() { echo "bench: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-# --- process bookkeeping: everything started here is stopped on exit --------
-PIDS=()
-stop_pid() {
-    local pid=$1
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-    local status=$? pid
-    trap - EXIT INT TERM
-    for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
-    # Only the outer invocation owns the work dir.
-    if [[ $MODE != postgres && -n "${WORK:-}" ]]; then rm -rf "$WORK"; fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# --- helpers ----------------------------------------------------------------
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# http_get URL [HEADER]: prints the body; fails unless the status is 200.
-http_get() {
-    python3 - "$@" <<'PY'
-import sys, urllib.request, urllib.error
-url = sys.argv[1]
-req = urllib.request.Request(url)
-if len(sys.argv) > 2:
-    name, _, value = sys.argv[2].partition(":")
-    req.add_header(name.strip(), value.strip())
-try:
-    with urllib.request.urlopen(req, timeout=5) as r:
-        sys.stdout.buffer.write(r.read())
-except urllib.error.HTTPError as e:
-    sys.stderr.write(f"bench: GET {url} -> HTTP {e.code}: {e.read()[:200]!r}\n")
-    sys.exit(1)
-except Exception as e:
-    sys.stderr.write(f"bench: GET {url} -> {e}\n")
-    sys.exit(1)
-PY
-}
-
-# wait_http URL PID NAME: waits (<= 30 s) until URL answers 200 while PID lives.
-wait_http() {
-    local url=$1 pid=$2 name=$3
-    for _ in $(seq 150); do
-        kill -0 "$pid" 2>/dev/null || die "$name exited during startup"
-        if http_get "$url" >/dev/null 2>&1; then return 0; fi
-        sleep 0.2
-    done
-    die "$name did not answer $url within 30 s"
-}
+# shellcheck source=bench/lib.sh
+source "$REPO/bench/lib.sh"
 
 rss() { awk '/^VmRSS:/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
 
@@ -159,25 +98,7 @@ wrk_row() {
     out="$WORK/wrk-$(date +%s%N).txt"
     log "wrk $name: $url (${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections)"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" | tee "$out" >&2
-    python3 - "$name" "$out" >>"$WORK/results.tsv" <<'PY'
-import re, sys
-name, path = sys.argv[1], sys.argv[2]
-text = open(path).read()
-def ms(v):
-    m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", v)
-    if not m:
-        return None
-    return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[m.group(2)]
-lat = {p: ms(v) for p, v in re.findall(r"^\s+(\d+)%\s+(\S+)", text, re.M)}
-rps = re.search(r"^Requests/sec:\s+([\d.]+)", text, re.M)
-errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s+(\d+)", text))
-sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
-if sock:
-    errors += sum(int(n) for n in sock.groups())
-fmt = lambda v: "?" if v is None else f"{v:.2f} ms"
-print("\t".join([name, f"{float(rps.group(1)):.0f}" if rps else "?",
-                 fmt(lat.get("50")), fmt(lat.get("99")), str(errors)]))
-PY
+    printf '%s\t%s\n' "$name" "$(wrk_summary "$out")" >>"$WORK/results.tsv"
 }
 
 # hosted_post_mortem: when hosted has exited, logs its exit status and the end of its
@@ -217,38 +138,6 @@ start_hosted() {
     log "hosted ($name) up at $HOSTED_BASE, RSS $RSS_START"
 }
 
-# create_account DATABASE_URL: creates an account with the CLI, prints "ACCOUNT_ID API_KEY".
-create_account() {
-    HOSTED_DATABASE_URL=$1 "$HOSTED_BIN" accounts create --name bench | python3 -c '
-import json, sys
-text = sys.stdin.read()
-for candidate in [text] + text.splitlines()[::-1]:
-    try:
-        created = json.loads(candidate)
-        print(created["account_id"], created["api_key"])
-        break
-    except (ValueError, KeyError, TypeError):
-        continue
-else:
-    sys.exit("bench: no account_id/api_key in the output of hosted accounts create: " + text[:300])
-'
-}
-
-# http_json METHOD URL KEY BODY STATUS: sends the JSON BODY with the Bearer KEY, prints the
-# response body; fails unless the answer has exactly that status.
-http_json() {
-    local method=$1 url=$2 key=$3 body=$4 want=$5 out status
-    out="$WORK/curl-$(date +%s%N).json"
-    status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" \
-        -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
-        --data-binary "$body" "$url") || { log "$method $url: curl failed"; return 1; }
-    if [[ $status != "$want" ]]; then
-        log "$method $url -> HTTP $status (expected $want): $(head -c 300 "$out")"
-        return 1
-    fi
-    cat "$out"
-}
-
 # json_field NAME: prints that top-level field of the JSON object on stdin.
 json_field() {
     python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
@@ -285,7 +174,7 @@ bench_hosted_account() {
     if [[ $name == sqlite ]]; then
         bench_row "hosted GET /healthz" "$HOSTED_BASE/healthz"
     fi
-    created=$(create_account "$db") || die "could not create an account on $name"
+    created=$(create_account "$HOSTED_BIN" "$db") || die "could not create an account on $name"
     read -r ACCOUNT_ID API_KEY <<<"$created"
     [[ $ACCOUNT_ID =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected account id: $ACCOUNT_ID"
     bench_row "hosted GET /v1/account ($name)" "$HOSTED_BASE/v1/account" \

@@ -140,24 +140,12 @@ struct VerificationRoutes {
     /// `GET /v1/verifications?user_id=&workflow=&status=&limit=&starting_after=`
     private func list(_ request: Request, _ account: Account) throws -> Response {
         var errors: [FieldError] = []
-        let known: Set<String> = ["user_id", "workflow", "status", "limit", "starting_after"]
-        for parameter in request.query where !known.contains(parameter.name) {
-            errors.append(FieldError(field: parameter.name, message: "is not a known parameter"))
-        }
-        var limit = 10
-        if let raw = request.queryValue("limit") {
-            if let value = Int(raw), (1...100).contains(value) { limit = value }
-            else { errors.append(FieldError(field: "limit", message: "must be 1 to 100")) }
-        }
+        let parameters = ListParameters(request, known: ["user_id", "workflow", "status", "limit", "starting_after"],
+                                        cursor: .verification, noun: "a verification id", errors: &errors)
         var status: VerificationStatus?
         if let raw = request.queryValue("status") {
             status = VerificationStatus(rawValue: raw)
             if status == nil { errors.append(FieldError(field: "status", message: "is not a verification status")) }
-        }
-        var startingAfter: ObjectID?
-        if let raw = request.queryValue("starting_after") {
-            startingAfter = ObjectID(.verification, parsing: raw)
-            if startingAfter == nil { errors.append(FieldError(field: "starting_after", message: "must be a verification id")) }
         }
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
         let filter = VerificationStore.Filter(userID: request.queryValue("user_id"), workflowKey: request.queryValue("workflow"),
@@ -165,7 +153,8 @@ struct VerificationRoutes {
         let page: [Verification]
         let hasMore: Bool
         do {
-            (page, hasMore) = try store.list(accountID: account.id, filter: filter, limit: limit, startingAfter: startingAfter)
+            (page, hasMore) = try store.list(accountID: account.id, filter: filter, limit: parameters.limit,
+                                           startingAfter: parameters.startingAfter)
         } catch is VerificationStore.UnknownCursor {
             throw DomainError.invalidRequest(detail: "starting_after is not a verification of this account.",
                                              errors: [FieldError(field: "starting_after", message: "no such verification")])

@@ -14,16 +14,17 @@ struct EventRoutes {
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/v1/verifications/{id}/events", guards.authenticated { request, context, account in
             let id = try VerificationRoutes.id(context)
-            let page = try Self.page(request, known: ["limit", "starting_after"])
-            let url = "/v1/verifications/\(id.rawValue)/events"
+            var errors: [FieldError] = []
+            let page = Self.page(request, known: ["limit", "starting_after"], errors: &errors)
+            try Self.refuse(errors)
             guard let (list, hasMore) = try Self.cursor({
                 try verifications.events(accountID: account.id, id: id, limit: page.limit, startingAfter: page.startingAfter)
             }) else { throw DomainError.notFound(what: "verification") }
-            return Self.list(list, hasMore: hasMore, url: url)
+            return Self.list(list, hasMore: hasMore, url: "/v1/verifications/\(id.rawValue)/events")
         })
         routes.add("GET", "/v1/events", guards.authenticated { request, _, account in
-            let page = try Self.page(request, known: ["limit", "starting_after", "type", "verification_id"])
             var errors: [FieldError] = []
+            let page = Self.page(request, known: ["limit", "starting_after", "type", "verification_id"], errors: &errors)
             let type = request.queryValue("type")
             if let type, EventType(rawValue: type) == nil {
                 errors.append(FieldError(field: "type", message: "is not an event type"))
@@ -33,7 +34,7 @@ struct EventRoutes {
                 verificationID = ObjectID(.verification, parsing: raw)
                 if verificationID == nil { errors.append(FieldError(field: "verification_id", message: "must be a verification id")) }
             }
-            guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
+            try Self.refuse(errors)
             let filter = EventStore.Filter(verificationID: verificationID, type: type)
             let (list, hasMore) = try Self.cursor({
                 try events.list(accountID: account.id, filter: filter, limit: page.limit, startingAfter: page.startingAfter)
@@ -42,24 +43,12 @@ struct EventRoutes {
         })
     }
 
-    /// `limit` (1 to 100, default 10) and `starting_after` (an event id); unknown parameters refused.
-    static func page(_ request: Request, known: Set<String>) throws -> (limit: Int, startingAfter: ObjectID?) {
-        var errors: [FieldError] = []
-        for parameter in request.query where !known.contains(parameter.name) {
-            errors.append(FieldError(field: parameter.name, message: "is not a known parameter"))
-        }
-        var limit = 10
-        if let raw = request.queryValue("limit") {
-            if let value = Int(raw), (1...100).contains(value) { limit = value }
-            else { errors.append(FieldError(field: "limit", message: "must be 1 to 100")) }
-        }
-        var startingAfter: ObjectID?
-        if let raw = request.queryValue("starting_after") {
-            startingAfter = ObjectID(.event, parsing: raw)
-            if startingAfter == nil { errors.append(FieldError(field: "starting_after", message: "must be an event id")) }
-        }
+    static func page(_ request: Request, known: Set<String>, errors: inout [FieldError]) -> ListParameters {
+        ListParameters(request, known: known, cursor: .event, noun: "an event id", errors: &errors)
+    }
+
+    static func refuse(_ errors: [FieldError]) throws {
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
-        return (limit, startingAfter)
     }
 
     /// Runs a listing, turning an unknown cursor into a field error.

@@ -46,8 +46,13 @@ public struct JSONObject {
     public mutating func int(_ key: String) -> Int? {
         known.insert(key)
         guard let raw = values[key], !(raw is NSNull) else { return nil }
+        return integer(raw, field: key)
+    }
+
+    /// `raw` as a whole number that fits an Int, else a field error and nil.
+    private mutating func integer(_ raw: Any, field: String) -> Int? {
         guard let number = raw as? NSNumber, !Self.isBool(raw), let value = Int(exactly: number.doubleValue) else {
-            errors.append(FieldError(field: key, message: "must be an integer", code: "wrong_type"))
+            errors.append(FieldError(field: field, message: "must be an integer", code: "wrong_type"))
             return nil
         }
         return value
@@ -65,11 +70,7 @@ public struct JSONObject {
             errors.append(FieldError(field: "\(key).\(name)", message: "is not a known field", code: "unknown_field"))
         }
         guard let value = object[member], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !Self.isBool(value), let result = Int(exactly: number.doubleValue) else {
-            errors.append(FieldError(field: "\(key).\(member)", message: "must be an integer", code: "wrong_type"))
-            return nil
-        }
-        return result
+        return integer(value, field: "\(key).\(member)")
     }
 
     /// An object whose values are all strings.

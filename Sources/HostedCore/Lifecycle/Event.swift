@@ -112,10 +112,10 @@ public struct Event: Equatable, Sendable {
 
     /// The canonical JSON text of `data` (keys sorted, no spaces).
     public static func canonicalData(_ data: [String: EventValue]) -> String {
-        "{" + data.keys.sorted().map { key in
+        "{" + data.sorted { $0.key < $1.key }.map { key, value in
             var member = ""
             JSONText.appendString(key, to: &member)
-            return member + ":" + data[key]!.json
+            return member + ":" + value.json
         }.joined(separator: ",") + "}"
     }
 

@@ -58,8 +58,12 @@ extension VerificationStore {
         for row in due {
             let (accountID, id) = try Self.ids(row)
             var changed = false
-            _ = try? update(accountID: accountID, id: id, at: time, skipLocked: true) { verification, _ in
-                changed = verification.unwrittenEvents.contains { $0.type == .expired }
+            do {
+                _ = try update(accountID: accountID, id: id, at: time, skipLocked: true) { verification, _ in
+                    changed = verification.unwrittenEvents.contains { $0.type == .expired }
+                }
+            } catch DomainError.notFound(_) {
+                continue  // another process holds the row (SKIP LOCKED): it decides
             }
             if changed { expired += 1 }
         }
