@@ -6,7 +6,8 @@ import HostedHTTP
 
 // JSONObject(body:) and its accessors, read the way the API routes read them (a verification,
 // a handoff, a workflow with its steps), then the domain rules the routes apply next.
-// Also: JSONText.appendString (the hand-written JSON encoder) must round-trip every string.
+// Also: JSONText.appendString (the hand-written JSON encoder) must round-trip every string, the
+// workflow's lifecycle options stay in bounds, and an event's canonical data parses back.
 
 func fuzzJSON(_ bytes: [UInt8]) {
     guard var body = try? JSONObject(body: bytes) else { return }
@@ -22,6 +23,8 @@ func fuzzJSON(_ bytes: [UInt8]) {
     let key = body.string("key")
     let name = body.string("name")
     let steps = body.objects("steps", as: StepInput.self, fields: StepInput.fields)
+    let expiresAfter = body.int("expires_after_seconds")
+    let redactAfter = body.int("retention", member: "redact_after_seconds")
     _ = try? body.finish()
 
     var strings = [userID, workflowKey, mobile, returnURL, key, name].compactMap { $0 }
@@ -39,6 +42,25 @@ func fuzzJSON(_ bytes: [UInt8]) {
     if let valid = try? Workflow.validate(key: key, name: name, steps: steps) {
         fuzzCheck(!valid.steps.isEmpty, "a valid workflow without steps")
         fuzzCheck(Set(valid.steps.map(\.id)).count == valid.steps.count, "duplicate step ids accepted")
+    }
+
+    // The workflow's lifecycle options: what passes stays inside the documented bounds.
+    for devMode in [false, true] {
+        guard let lifecycle = try? WorkflowLifecycle.validate(expiresAfterSeconds: expiresAfter.map(Int64.init),
+                                                              redactAfterSeconds: redactAfter.map(Int64.init), devMode: devMode)
+        else { continue }
+        let floor: Int64 = devMode ? 1 : WorkflowLifecycle.expiresAfterBounds.lowerBound
+        fuzzCheck(lifecycle.expiresAfterSeconds >= floor && lifecycle.expiresAfterSeconds <= WorkflowLifecycle.expiresAfterBounds.upperBound,
+                  "expires_after_seconds out of bounds: \(lifecycle.expiresAfterSeconds)")
+        if let kept = lifecycle.redactAfterSeconds {
+            fuzzCheck(kept >= 1 && kept <= WorkflowLifecycle.redactAfterBounds.upperBound, "redact_after_seconds out of bounds: \(kept)")
+        }
+    }
+    // An event's data, written canonically, must parse back to the same members.
+    if let metadata {
+        let canonical = Event.canonicalData(metadata.mapValues(EventValue.string))
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(canonical.utf8))) as? [String: String]
+        fuzzCheck(parsed == metadata, "Event.canonicalData does not round-trip: \(canonical)")
     }
 
     strings.append(FuzzInput.text(bytes))
