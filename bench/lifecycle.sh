@@ -35,14 +35,15 @@ POST /v1/workflows (key kyc, one selfie step). No Idempotency-Key is sent.
 Environment:
   BENCH_BASELINE_BIN  the reference (old) hosted binary (required)
   BENCH_HOSTED_BIN    the current (new) hosted binary (default: build .build/release/hosted)
-  BENCH_DURATION      wrk duration per row (default 10s)
-  BENCH_WARMUP        untimed wrk run before each row (default 2s; 0 = none)
+  BENCH_DURATION      wrk duration per row and round (default 4s)
+  BENCH_WARMUP        untimed wrk run before each row (default 1s; 0 = none)
   BENCH_THREADS       wrk threads (default 2)
   BENCH_CONNECTIONS   wrk connections (default 16)
   BENCH_MIN_THRESHOLD ratio new/old for PASS (default 0.85)
   BENCH_STRICT        1 = exit 1 when a row FAILs (default: report only, exit 0)
-  BENCH_ROUNDS        repeat the create/fill/cancel sequence N times (default 1); the
-                      ratio then compares the median req/s of each binary
+  BENCH_ROUNDS        repeat the create/fill/cancel sequence N times (default 6; who
+                      goes first alternates by round); the ratio is the median of the
+                      rounds' new/old ratios (each round's two runs are back to back)
   HOSTED_TEST_PG_BIN  directory holding psql (set by scripts/with-postgres.sh)
 Both servers get HOSTED_SECRET_KEY (a fixed bench key), HOSTED_LISTEN on a free
 127.0.0.1 port and their own HOSTED_DATABASE_URL; everything else is default.
@@ -63,13 +64,13 @@ esac
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
 
-DURATION=${BENCH_DURATION:-10s}
-WARMUP=${BENCH_WARMUP:-2s}
+DURATION=${BENCH_DURATION:-4s}
+WARMUP=${BENCH_WARMUP:-1s}
 THREADS=${BENCH_THREADS:-2}
 CONNECTIONS=${BENCH_CONNECTIONS:-16}
 THRESHOLD=${BENCH_MIN_THRESHOLD:-0.85}
 STRICT=${BENCH_STRICT:-0}
-ROUNDS=${BENCH_ROUNDS:-1}
+ROUNDS=${BENCH_ROUNDS:-6}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2; }
 WORKFLOW_BODY='{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}'
 
@@ -143,9 +144,41 @@ bench_row() {
     if [[ "$WARMUP" != 0 ]]; then run_wrk "$label" "$row" "$WARMUP" "$script" /dev/null; fi
     out="$WORK/wrk-$row-$label-$round.txt"
     log "wrk $row ($label): ${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections"
+    local hosted0 pg0 hosted1 pg1 requests
+    hosted0=$(cpu_ticks "${PID[$label]}"); pg0=$(cpu_ticks $(postgres_pids))
     run_wrk "$label" "$row" "$DURATION" "$script" "$out"
+    hosted1=$(cpu_ticks "${PID[$label]}"); pg1=$(cpu_ticks $(postgres_pids))
     cat "$out" >&2
-    printf '%s\t%s\t%s\t%s\n' "$row" "$label" "$(wrk_summary "$out")" "$round" >>"$WORK/results.tsv"
+    requests=$(awk '/requests in/ {print $1; exit}' "$out")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$label" "$(wrk_summary "$out")" "$round" \
+        "$(per_request_us $((hosted1 - hosted0)) "$requests")" "$(per_request_us $((pg1 - pg0)) "$requests")" >>"$WORK/results.tsv"
+}
+
+# cpu_ticks PID...: user + system CPU time of the processes (and their waited-for children), in
+# clock ticks, from /proc; a process that is gone counts 0.
+cpu_ticks() {
+    local total=0 pid stat
+    for pid in "$@"; do
+        stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+        # Fields after the parenthesised command name: utime, stime, cutime, cstime are 14-17.
+        set -- ${stat##*) }
+        total=$((total + ${12} + ${13} + ${14} + ${15}))
+    done
+    echo "$total"
+}
+
+# postgres_pids: every process of the PostgreSQL server (backends of both binaries included).
+# (scripts/with-postgres.sh runs it as the `postgres` user when we are root.)
+postgres_pids() {
+    local user; user=$(id -un)
+    [[ $(id -u) == 0 ]] && user=postgres
+    pgrep -u "$user" -x postgres || true
+}
+
+# per_request_us TICKS REQUESTS: CPU microseconds per request.
+per_request_us() {
+    if [[ -z "$2" || "$2" == 0 ]]; then echo "?"; return; fi
+    echo $(( $1 * 1000000 / $(getconf CLK_TCK) / $2 ))
 }
 
 # fill LABEL: an untimed create pass as long as a row, so the cancel row has ids to spare.
@@ -164,11 +197,14 @@ if [[ $MODE == postgres ]]; then
     BIN[new]=$BENCH_HOSTED_BIN
     start_binary old
     start_binary new
-    # Old and new take turns on every step, so drift of the shared server hits both.
+    # Old and new take turns on every step, and who goes first alternates by round (old, new;
+    # new, old; ...): the shared machine drifts (throughput falls as a run goes on), and a
+    # fixed order would hand that drift to whichever binary always runs second.
     for round in $(seq "$ROUNDS"); do
-        for label in old new; do bench_row "$label" create; done
-        for label in old new; do fill "$label"; done
-        for label in old new; do bench_row "$label" cancel; done
+        order="old new"; (( round % 2 == 0 )) && order="new old"
+        for label in $order; do bench_row "$label" create; done
+        for label in $order; do fill "$label"; done
+        for label in $order; do bench_row "$label" cancel; done
     done
     for label in old new; do
         {
@@ -214,8 +250,8 @@ work, threshold, threads, conns, duration, cores, old_bin, new_bin = sys.argv[1:
 threshold = float(threshold)
 runs = {}
 for line in open(f"{work}/results.tsv"):
-    row, label, rps, p50, p99, errors, rnd = line.rstrip("\n").split("\t")
-    runs.setdefault((row, label), []).append((rps, p50, p99, errors, rnd))
+    row, label, rps, p50, p99, errors, rnd, hosted_us, pg_us = line.rstrip("\n").split("\t")
+    runs.setdefault((row, label), []).append((rps, p50, p99, errors, rnd, hosted_us, pg_us))
 many = any(len(v) > 1 for v in runs.values())
 names = {"create": "POST /v1/verifications (new each, 201)",
          "cancel": "POST /v1/verifications/{id}/cancel (200)"}
@@ -224,28 +260,36 @@ print(f"wrk -t{threads} -c{conns} -d{duration} on 127.0.0.1, PostgreSQL, {cores}
 print(f"old = {old_bin}")
 print(f"new = {new_bin}")
 print()
-print("| row | binary | req/s | p50 | p99 | errors |" + (" round |" if many else ""))
-print("| --- | --- | ---: | ---: | ---: | ---: |" + (" ---: |" if many else ""))
+print("| row | binary | req/s | p50 | p99 | errors | hosted CPU µs/req | PostgreSQL CPU µs/req |" + (" round |" if many else ""))
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if many else ""))
 for row in ("create", "cancel"):
-    for r in sorted(((l, r) for l in ("old", "new") for r in runs.get((row, l), [("?",) * 5])),
+    for r in sorted(((l, r) for l in ("old", "new") for r in runs.get((row, l), [("?",) * 7])),
                     key=lambda lr: (lr[1][4], lr[0] != "old")):
         label, r = r
-        print(f"| {names[row]} | {label} | {r[0]} | {r[1]} | {r[2]} | {r[3]} |" + (f" {r[4]} |" if many else ""))
+        print(f"| {names[row]} | {label} | {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[5]} | {r[6]} |" + (f" {r[4]} |" if many else ""))
 print()
-print(f"| row | new/old req/s{' (medians)' if many else ''} | verdict (PASS: >= {threshold:.2f}, no errors) |")
-print("| --- | ---: | --- |")
+print(f"| row | new/old req/s{' (median of the rounds)' if many else ''} | new/old CPU per request, hosted + PostgreSQL (median) | verdict (PASS: >= {threshold:.2f}, no errors) |")
+print("| --- | ---: | ---: | --- |")
 failed = False
 for row in ("create", "cancel"):
     try:
         o, n = runs[(row, "old")], runs[(row, "new")]
-        ratio = statistics.median(float(r[0]) for r in n) / statistics.median(float(r[0]) for r in o)
+        # Paired by round: each round's old and new ran back to back, so their ratio carries
+        # little of the machine's drift; the median of those ratios carries less still.
+        by_round_old = {r[4]: float(r[0]) for r in o}
+        ratio = statistics.median(float(r[0]) / by_round_old[r[4]] for r in n)
         errors = sum(int(r[3]) for r in o + n)
         ok = ratio >= threshold and errors == 0
         verdict = "PASS" if ok else ("FAIL (errors)" if errors else "FAIL")
-        print(f"| {row} | {ratio:.3f} | {verdict} |")
+        try:
+            cpu = lambda runs: statistics.median(int(r[5]) + int(r[6]) for r in runs)
+            cpu_ratio = f"{cpu(n) / cpu(o):.3f}"
+        except (ValueError, ZeroDivisionError):
+            cpu_ratio = "?"
+        print(f"| {row} | {ratio:.3f} | {cpu_ratio} | {verdict} |")
     except (KeyError, ValueError, ZeroDivisionError):
         ok = False
-        print(f"| {row} | ? | FAIL (row missing) |")
+        print(f"| {row} | ? | ? | FAIL (row missing) |")
     failed |= not ok
 counts = [l.rstrip("\n").split("\t") for l in open(f"{work}/counts.tsv") if l.strip()]
 if counts:

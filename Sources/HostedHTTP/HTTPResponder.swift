@@ -50,18 +50,19 @@ public protocol HTTPResponder: Sendable {
     /// Decides from the request line and headers alone — before any of the body is read —
     /// whether a request that announces a body may send it: throws the refusal (a `Problem`:
     /// unknown route, no credentials, wrong origin), or returns the largest body accepted.
-    func admit(_ request: Request, context: RequestContext) throws -> Int
+    /// The context it leaves is the one `respond` gets for this request.
+    func admit(_ request: Request, context: inout RequestContext) throws -> Int
 }
 
 extension HTTPResponder {
     public func bodyLimit(method: String, path: String) -> Int { Router.defaultBodyLimit }
-    public func admit(_ request: Request, context: RequestContext) throws -> Int {
+    public func admit(_ request: Request, context: inout RequestContext) throws -> Int {
         bodyLimit(method: request.method, path: request.path)
     }
 }
 
 /// A check a route makes in the header phase, before its body is read (see `HTTPResponder.admit`).
-public typealias Admission = @Sendable (Request, RequestContext) throws -> Void
+public typealias Admission = @Sendable (Request, inout RequestContext) throws -> Void
 
 /// A handler for one route.
 public typealias RouteHandler = @Sendable (Request, RequestContext) throws -> Response

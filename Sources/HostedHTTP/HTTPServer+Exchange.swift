@@ -23,6 +23,8 @@ extension HTTPServer {
         let started: DispatchTime
         let receivedAt: Date
         var bodyLimit: Int = Router.defaultBodyLimit
+        /// The context the header phase left (the caller it authenticated), for the handler.
+        var admitted: RequestContext?
         var body: [UInt8] = []
         var phase = Phase.receiving
         /// Bytes of the server's body budget held for this request, returned when it completes.

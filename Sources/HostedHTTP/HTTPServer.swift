@@ -219,9 +219,10 @@ public final class HTTPServer: @unchecked Sendable {
         let headers = exchange.request.headers
         let declared = headers["Content-Length"].flatMap { Int($0.trimmedASCIIWhitespace) }
         guard declared.map({ $0 > 0 }) ?? headers.contains("Transfer-Encoding") else { return nil }
-        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
+        var context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
         do {
-            exchange.bodyLimit = try responder.admit(exchange.request, context: context)
+            exchange.bodyLimit = try responder.admit(exchange.request, context: &context)
+            exchange.admitted = context
         } catch let problem as Problem {
             return problem.response
         } catch {
@@ -254,7 +255,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
     private func respond(to request: Request, exchange: Exchange) -> Reply {
-        let context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
+        let context = exchange.admitted
+            ?? RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
         do {
             return try responder.respond(to: request, context: context)
         } catch let problem as Problem {

@@ -46,7 +46,7 @@ public struct Router: HTTPResponder {
             var admission: Admission?
             if !chain.isEmpty {
                 admission = { @Sendable request, context in
-                    for layer in chain { try layer.admit(request, context: context) }
+                    for layer in chain { try layer.admit(request, context: &context) }
                 }
             }
             routes.append(Route(method: method, segments: Router.parse(pattern), bodyLimit: bodyLimit,
@@ -166,12 +166,11 @@ public struct Router: HTTPResponder {
     }
 
     /// An unknown route or method is refused before its body; then the route's own admission.
-    public func admit(_ request: Request, context: RequestContext) throws -> Int {
+    public func admit(_ request: Request, context: inout RequestContext) throws -> Int {
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
-            var context = context
             context.parameters = parameters
-            try route.admission?(request, context)
+            try route.admission?(request, &context)
             return route.bodyLimit
         case .wrongMethod(let allowed):
             throw Problem.methodNotAllowed(allowed: allowed)

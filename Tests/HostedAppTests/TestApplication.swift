@@ -68,7 +68,8 @@ struct TestApplication {
     func admit(_ method: String, _ path: String, headers: [(String, String)] = []) -> Int? {
         let request = Request(method: method, path: path, headers: HTTPHeaders(headers + [("Content-Length", "8000000")]))
         do {
-            _ = try application.responder.admit(request, context: RequestContext(requestID: "test"))
+            var context = RequestContext(requestID: "test")
+            _ = try application.responder.admit(request, context: &context)
             return nil
         } catch let problem as Problem {
             return problem.status

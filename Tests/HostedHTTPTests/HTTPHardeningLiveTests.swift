@@ -16,7 +16,23 @@ import Testing
         routes.group(RequireRightBearer()) { routes in
             routes.add("POST", "/private", bodyLimit: 8 << 20) { request, _ in Response(status: 200, body: Array("\(request.body.count)".utf8)) }
         }
+        routes.group(MarksWhereItDecided()) { routes in
+            routes.add("GET", "/decided", bodyLimit: 1 << 10) { _, context in Response(status: 200, body: Array((context[DecidedIn.self] ?? "nowhere").utf8)) }
+            routes.add("POST", "/decided", bodyLimit: 1 << 10) { _, context in Response(status: 200, body: Array((context[DecidedIn.self] ?? "nowhere").utf8)) }
+        }
         return routes.build()
+    }
+
+    @Test func whatTheHeaderPhaseFoundReachesTheHandler() throws {
+        try withServer { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            // With a body, the header phase decides, and its context is the handler's.
+            #expect(try connection.request("POST", "/decided", body: Array("hello".utf8)).text == "header phase")
+            // Without one there is no header phase: the middleware decides before the handler.
+            #expect(try connection.request("GET", "/decided").text == "handle")
+            // Nothing carries over to the next request on the connection.
+            #expect(try connection.request("GET", "/decided").text == "handle")
+        }
     }
 
     func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
@@ -189,14 +205,33 @@ import Testing
 
 /// Lets through only `Authorization: Bearer right`, in the header phase and before the handler.
 struct RequireRightBearer: Middleware {
-    func admit(_ request: Request, context: RequestContext) throws {
+    func admit(_ request: Request, context: inout RequestContext) throws {
         guard request.headers["Authorization"] == "Bearer right" else { throw Problem.unauthorized("No.") }
     }
 
     func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
-        try admit(request, context: context)
+        var context = context
+        try admit(request, context: &context)
         return try next(request, context)
     }
+}
+
+/// Records in the context which phase made its decision: the header phase (a request with a
+/// body) or `handle` (one without), which decides only when the header phase has not.
+struct MarksWhereItDecided: Middleware {
+    func admit(_ request: Request, context: inout RequestContext) throws {
+        context[DecidedIn.self] = "header phase"
+    }
+
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
+        var context = context
+        if context[DecidedIn.self] == nil { context[DecidedIn.self] = "handle" }
+        return try next(request, context)
+    }
+}
+
+enum DecidedIn: ContextKey {
+    typealias Value = String
 }
 
 /// A log that drops everything (these tests read responses, not logs).

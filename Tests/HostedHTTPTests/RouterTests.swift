@@ -81,13 +81,13 @@ import Testing
         let name: String
         let refuse: Bool
 
-        func admit(_ request: Request, context: RequestContext) throws {
+        func admit(_ request: Request, context: inout RequestContext) throws {
             if refuse { throw Problem.unauthorized("\(name) refuses") }
         }
 
         func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
-            try admit(request, context: context)
             var context = context
+            try admit(request, context: &context)
             context[Trail.self] = (context[Trail.self] ?? []) + [name]
             return try next(request, context)
         }
@@ -116,9 +116,9 @@ import Testing
     }
 
     @Test func refusesInTheHeaderPhaseAndBeforeTheHandler() {
-        let context = RequestContext(requestID: "t")
-        #expect(throws: Problem.self) { try Self.router.admit(Request(method: "POST", path: "/closed"), context: context) }
+        var context = RequestContext(requestID: "t")
+        #expect(throws: Problem.self) { try Self.router.admit(Request(method: "POST", path: "/closed"), context: &context) }
         #expect(throws: Problem.self) { try Self.router.respond(to: Request(method: "POST", path: "/closed"), context: context) }
-        #expect((try? Self.router.admit(Request(method: "GET", path: "/both"), context: context)) == Router.defaultBodyLimit)
+        #expect((try? Self.router.admit(Request(method: "GET", path: "/both"), context: &context)) == Router.defaultBodyLimit)
     }
 }

@@ -32,6 +32,18 @@ import Testing
         #expect(sql.bindings == [.integer(1), .integer(7), .integer(8), .integer(7), .integer(8)])
     }
 
+    @Test func renumberingKeepsTextAroundPlaceholdersIntact() {
+        // Twelve values: two-digit placeholders, a `$` that is not one, and text beyond ASCII.
+        let twelve: SQL = "SELECT '₹$' || \(values: (1...12).map { SQLValue.integer(Int64($0)) }), 'समय'"
+        #expect(twelve.text.hasSuffix("$10, $11, $12, 'समय'"))
+        let sql: SQL = "SELECT \(0), \(1), \(twelve) WHERE x = \(99)"
+        #expect(sql.text == "SELECT $1, $2, SELECT '₹$' || $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'समय' WHERE x = $15")
+        #expect(sql.bindings == [.integer(0), .integer(1)] + (1...12).map { SQLValue.integer(Int64($0)) } + [.integer(99)])
+        // First in its statement, a fragment keeps its numbers.
+        let first: SQL = "WITH x AS (\(twelve)) SELECT \(13)"
+        #expect(first.text == "WITH x AS (\(twelve.text)) SELECT $13")
+    }
+
     @Test(arguments: Backend.allCases)
     func aHostileValueIsDataOnBothStores(_ backend: Backend) throws {
         try TestDatabase.with(backend) { (db: any Database) throws in

@@ -148,6 +148,28 @@ extension StoreContractTests {
         }
 
         @Test(arguments: Backend.allCases)
+        func theAuditNamesAChainWhoseNewestEventsWereDeleted(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try withStore(backend) { db, store, _, account in
+                var v = try create(store, account)
+                for event in [VerificationEvent.signedIn(method: .sms), .stepCompleted(stepID: "selfie"), .submitted] {
+                    v = try change(store, v, event)
+                }
+                let audit = EventStore(database: db)
+                #expect(try audit.audit(accountID: account).broken == nil)
+                // Every remaining link holds, but the row records event 4 as the chain's newest.
+                try db.query("DELETE FROM events WHERE verification_id = \(v.id.rawValue) AND sequence = 4")
+                var broken = try #require(try audit.audit(accountID: account).broken)
+                #expect(broken.verificationID == v.id.rawValue && broken.sequence == 3)
+                #expect(broken.reason.contains("ends at sequence 3") && broken.reason.contains("sequence 4"))
+                // The whole chain gone is caught too.
+                try db.query("DELETE FROM events WHERE verification_id = \(v.id.rawValue)")
+                broken = try #require(try audit.audit(accountID: account).broken)
+                #expect(broken.verificationID == v.id.rawValue && broken.reason.contains("ends at sequence 0"))
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
         func expiryOnReadAndBySweepForBothReasons(_ backend: Backend) throws {
             guard backend.isAvailable else { return }
             try withStore(backend) { db, store, clock, account in

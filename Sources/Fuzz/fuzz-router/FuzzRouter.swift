@@ -59,7 +59,8 @@ func fuzzRouter(_ bytes: [UInt8]) {
     let path = lines.count > 1 ? lines[1] : "/"
     let request = Request(method: method, path: path)
     let limit = router.bodyLimit(method: method, path: path)
-    if let admitted = try? router.admit(request, context: RequestContext(requestID: "fuzz")) {
+    var context = RequestContext(requestID: "fuzz")
+    if let admitted = try? router.admit(request, context: &context) {
         fuzzCheck(admitted == limit, "admit and bodyLimit disagree for \(method) \(path)")
     }
     guard let response = (try? router.respond(to: request, context: RequestContext(requestID: "fuzz")))?.response else { return }

@@ -3,20 +3,25 @@ import HostedHTTP
 
 /// The customer API's authentication: `Authorization: Bearer sk_…` must name a live key, checked
 /// in the header phase too (a body is read only for a live key); the key's account is put into
-/// the context for the handlers.
+/// the context for the handlers. A request with a body is authenticated once, in the header
+/// phase: the key was live when its body was let in.
 struct APIKeyAuthentication: Middleware {
     let accounts: AccountService
 
-    func admit(_ request: Request, context: RequestContext) throws {
-        _ = try accounts.authenticate(authorization: request.headers["Authorization"])
+    func admit(_ request: Request, context: inout RequestContext) throws {
+        try authenticate(request, &context)
     }
 
     func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
         var context = context
+        if context[AuthenticatedKey.self] == nil { try authenticate(request, &context) }
+        return try next(request, context)
+    }
+
+    private func authenticate(_ request: Request, _ context: inout RequestContext) throws {
         let caller = try accounts.caller(authorization: request.headers["Authorization"])
         context[AuthenticatedAccount.self] = caller.account
         context[AuthenticatedKey.self] = caller.keyID
-        return try next(request, context)
     }
 }
 

@@ -8,7 +8,7 @@ import HostedStorage
 struct SameOrigin: Middleware {
     let publicURL: URL
 
-    func admit(_ request: Request, context: RequestContext) throws {
+    func admit(_ request: Request, context: inout RequestContext) throws {
         try check(request)
     }
 
@@ -41,7 +41,9 @@ struct JourneySessionAuthentication: Middleware {
 
     static let cookieName = "hosted_session"
 
-    func admit(_ request: Request, context: RequestContext) throws {
+    /// Checked again once the body is in (an upload takes time): the handler gets the session
+    /// and verification as they are then, not as they were before the body.
+    func admit(_ request: Request, context: inout RequestContext) throws {
         _ = try signedIn(request, context)
     }
 

@@ -62,9 +62,9 @@ struct ErrorBoundary: HTTPResponder {
 
     func bodyLimit(method: String, path: String) -> Int { next.bodyLimit(method: method, path: path) }
 
-    func admit(_ request: Request, context: RequestContext) throws -> Int {
+    func admit(_ request: Request, context: inout RequestContext) throws -> Int {
         do {
-            return try next.admit(request, context: context)
+            return try next.admit(request, context: &context)
         } catch {
             throw Self.problem(for: error, log: log, requestID: context.requestID)
         }

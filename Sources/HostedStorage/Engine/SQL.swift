@@ -68,19 +68,36 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         /// Another statement's text and values, its placeholders renumbered to follow these.
         public mutating func appendInterpolation(_ fragment: SQL) {
             let offset = bindings.count
-            var scalars = Array(fragment.text.unicodeScalars)[...]
-            while let dollar = scalars.firstIndex(of: "$") {
-                text.unicodeScalars.append(contentsOf: scalars[..<dollar])
-                let digits = scalars[(dollar + 1)...].prefix { ("0"..."9").contains($0) }
-                if let number = Int(String(String.UnicodeScalarView(digits))) {
-                    text += "$\(number + offset)"
-                } else {
-                    text += "$"
-                }
-                scalars = scalars[(dollar + 1 + digits.count)...]
-            }
-            text.unicodeScalars.append(contentsOf: scalars)
             bindings += fragment.bindings
+            guard offset > 0 else {
+                text += fragment.text
+                return
+            }
+            // Byte by byte: a placeholder is ASCII, and UTF-8 never has an ASCII byte inside
+            // another character, so every other byte is copied as it is.
+            var out: [UInt8] = []
+            out.reserveCapacity(fragment.text.utf8.count + 2 * fragment.bindings.count)
+            var placeholder: Int?  // the digits read since a `$`, while reading them
+            var digits = 0
+            func endPlaceholder() {
+                if let number = placeholder, digits > 0 { out += Array(String(number + offset).utf8) }
+                placeholder = nil
+                digits = 0
+            }
+            for byte in fragment.text.utf8 {
+                // Statement text is the program's own, and its numbers are binding counts; the
+                // bound on digits keeps even a malformed one from overflowing.
+                if let number = placeholder, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 9 {
+                    placeholder = number * 10 + Int(byte - UInt8(ascii: "0"))
+                    digits += 1
+                    continue
+                }
+                endPlaceholder()
+                out.append(byte)
+                if byte == UInt8(ascii: "$") { placeholder = 0 }
+            }
+            endPlaceholder()
+            text += String(decoding: out, as: UTF8.self)
         }
 
         /// Constant SQL text, spliced in as it is: never a value that came from outside.

@@ -15,22 +15,19 @@ public struct EventStore: Sendable {
 
     static let columns = "id, account_id, verification_id, sequence, type, actor_type, actor_id, data, created_at, previous_hash, hash"
 
-    /// Appends `drafts` to `verification`'s chain on `connection`, inside the transaction of the
-    /// change. The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`; SQLite has
-    /// one writer), so the next sequence is read and written without a gap or a duplicate — and
-    /// the unique key on (verification, sequence) refuses one if that were ever not so.
-    ///
-    /// `last` is the chain's newest (sequence, hash), read with the locked row (nil: no event yet).
-    func append(_ drafts: [EventDraft], to verification: Verification, after last: (sequence: Int64, hash: String)?,
-                at time: Date, on connection: DatabaseConnection) throws {
-        for event in seal(drafts, to: verification, after: last, at: time) {
+    /// Inserts sealed events on `connection`, inside the transaction of the change that made
+    /// them. The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`; SQLite has one
+    /// writer) and sealed them after the chain head it read with that row, so sequences have no
+    /// gap or duplicate — and the unique key on (verification, sequence) refuses one if that were
+    /// ever not so.
+    func insert(_ sealed: [Event], on connection: DatabaseConnection) throws {
+        for event in sealed {
             try connection.query("INSERT INTO events (\(unsafeSQL: Self.columns)) VALUES (\(values: Self.values(event)))")
         }
     }
 
     /// The drafts as events following `last` in the verification's chain, hashed.
-    func seal(_ drafts: [EventDraft], to verification: Verification, after last: (sequence: Int64, hash: String)?,
-              at time: Date) -> [Event] {
+    func seal(_ drafts: [EventDraft], to verification: Verification, after last: ChainHead?, at time: Date) -> [Event] {
         var sequence = last?.sequence ?? 0
         var previousHash = last?.hash
         return drafts.map { draft in
@@ -48,16 +45,6 @@ public struct EventStore: Sendable {
         [.text(event.id.rawValue), .text(event.accountID.rawValue), .text(event.verificationID.rawValue), .integer(event.sequence),
          .text(event.type), .text(event.actorKind), .optionalText(event.actorID), .text(event.data), .date(event.createdAt),
          .optionalText(event.previousHash), .text(event.hash)]
-    }
-
-    /// The chain's newest (sequence, hash), or nil; read while the verification's row is locked.
-    func newest(verificationID: ObjectID, on connection: DatabaseConnection) throws -> (sequence: Int64, hash: String)? {
-        guard let row = try connection.query("""
-            SELECT sequence, hash FROM events WHERE verification_id = \(verificationID.rawValue)
-            ORDER BY sequence DESC LIMIT 1
-            """).first
-        else { return nil }
-        return (try row.int("sequence"), try row.string("hash"))
     }
 
     /// An event with its hash computed from `previousHash` and its canonical JSON.
@@ -151,21 +138,25 @@ public struct EventStore: Sendable {
 
     /// Recomputes every chain (of one account, or all), a verification at a time, and stops at
     /// the first link that does not hold: a hash that does not match, a previous hash that is
-    /// not the previous event's, or a sequence with a gap.
+    /// not the previous event's, a sequence with a gap, or a chain that ends before the newest
+    /// event its verification's row records (events deleted from its end).
     public func audit(accountID: ObjectID?) throws -> AuditReport {
         var report = AuditReport()
         let verifications = try database.query("""
-            SELECT DISTINCT verification_id FROM events
+            SELECT id, event_sequence, event_hash FROM verifications
             WHERE (\(accountID?.rawValue ?? "") = '' OR account_id = \(accountID?.rawValue ?? ""))
-            ORDER BY verification_id
+            ORDER BY id
             """)
         for row in verifications {
-            guard let id = ObjectID(.verification, parsing: try row.string("verification_id")) else {
-                throw DatabaseError.decoding(column: "verification_id")
+            guard let id = ObjectID(.verification, parsing: try row.string("id")) else {
+                throw DatabaseError.decoding(column: "id")
             }
+            let head = try ChainHead(row)
+            let chain = try chain(verificationID: id)
+            if chain.isEmpty && head == nil { continue }  // created before the event log
             report.chains += 1
             var previous: Event?
-            for event in try chain(verificationID: id) {
+            for event in chain {
                 report.events += 1
                 let reason: String? =
                     if event.sequence != (previous?.sequence ?? 0) + 1 { "sequence \(event.sequence) follows \(previous?.sequence ?? 0)" }
@@ -177,6 +168,12 @@ public struct EventStore: Sendable {
                     return report
                 }
                 previous = event
+            }
+            let end = previous.map { ChainHead(sequence: $0.sequence, hash: $0.hash) }
+            if end != head {
+                report.broken = (previous?.id.rawValue ?? "", id.rawValue, previous?.sequence ?? 0,
+                                 "the chain ends at sequence \(end?.sequence ?? 0) but the verification records its newest event as sequence \(head?.sequence ?? 0)")
+                return report
             }
         }
         return report

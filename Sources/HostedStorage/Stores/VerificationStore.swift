@@ -30,13 +30,14 @@ public struct VerificationStore: Sendable {
     /// `verification` carries its `created` event (unwritten), which is written with the row.
     public func createOrFetchOpen(_ verification: Verification) throws -> (Verification, created: Bool) {
         for _ in 0..<3 {
+            let sealed = events.seal(verification.unwrittenEvents, to: verification, after: nil, at: verification.createdAt)
+            let head = ChainHead(after: sealed, or: nil)
             let insert: SQL = """
-                INSERT INTO verifications (\(unsafeSQL: Self.columns))
-                VALUES (\(values: try Self.values(verification)))
+                INSERT INTO verifications (\(unsafeSQL: Self.columns), event_sequence, event_hash)
+                VALUES (\(values: try Self.values(verification)), \(head?.sequence ?? 0), \(head?.hash))
                 ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
                 RETURNING id
                 """
-            let sealed = events.seal(verification.unwrittenEvents, to: verification, after: nil, at: verification.createdAt)
             let inserted: Bool
             if database.dialect == .postgres, sealed.count == 1 {
                 // One statement, so one round trip as before the event log: the event is inserted
@@ -50,9 +51,7 @@ public struct VerificationStore: Sendable {
             } else {
                 inserted = try database.transaction { connection in
                     guard !(try connection.query(insert)).isEmpty else { return false }
-                    for event in sealed {
-                        try connection.query("INSERT INTO events (\(unsafeSQL: EventStore.columns)) VALUES (\(values: EventStore.values(event)))")
-                    }
+                    try events.insert(sealed, on: connection)
                     return true
                 }
             }
@@ -155,31 +154,44 @@ public struct VerificationStore: Sendable {
                        _ change: (inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? (skipLocked ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE") : ""
-            guard let row = try connection.query(
-                "SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)").first
+            guard let row = try connection.query("""
+                SELECT \(unsafeSQL: Self.columns), event_sequence, event_hash FROM verifications
+                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
+                """).first
             else { throw DomainError.notFound(what: "verification") }
             var verification = try Self.verification(from: row)
             let before = verification
+            // The chain's head comes with the locked row, so the next sequence is the one after it
+            // however many processes wait for the row.
+            let last = try ChainHead(row)
             // Past its time, it is expired before anything else happens to it.
             if verification.isDueToExpire(at: time) { try verification.apply(.expired, at: time, by: .system) }
             try change(&verification, connection)
-            let drafts = verification.takeUnwrittenEvents()
-            guard verification != before || !drafts.isEmpty else { return verification }
+            let sealed = events.seal(verification.takeUnwrittenEvents(), to: verification, after: last, at: time)
+            guard verification != before || !sealed.isEmpty else { return verification }
             if verification != before {
                 verification.updatedAt = time
                 verification.revision += 1
-                try connection.query("""
-                    UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
-                        updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
-                        expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt)
-                    WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
-                    """)
             }
-            // Read after the row lock is held, in a statement of its own: a subquery of the
-            // locking SELECT would see the snapshot from before the wait (READ COMMITTED), not the
-            // event the previous holder committed.
-            try events.append(drafts, to: verification, after: try events.newest(verificationID: id, on: connection),
-                              at: time, on: connection)
+            let head = ChainHead(after: sealed, or: last)
+            let update: SQL = """
+                UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
+                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
+                    expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
+                    event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
+                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+                """
+            if database.dialect == .postgres, sealed.count == 1 {
+                // The row and its one event in one statement: no round trip more than before the log.
+                try connection.query("""
+                    WITH updated AS (\(update) RETURNING id)
+                    INSERT INTO events (\(unsafeSQL: EventStore.columns))
+                    SELECT \(values: EventStore.values(sealed[0])) FROM updated
+                    """)
+            } else {
+                try connection.query(update)
+                try events.insert(sealed, on: connection)
+            }
             if verification.closesJourney(from: before) {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
                 try connection.query("""
