@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Layers (a lower layer never imports a higher one):
-//   C* shims → HostedCore (domain, no C, no I/O) → adapters (HostedCrypto, HostedStorage, HostedHTTP)
+//   C* shims → HostedCore (domain, no C, no I/O) → adapters (HostedCrypto, HostedStorage, HostedHTTP,
+//   HostedImaging, HostedOutbound)
 //   → HostedApp (routes, wiring) → hosted (executable: configuration, commands).
 import PackageDescription
 
@@ -22,6 +23,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips",
                        providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "HostedCore"),
         .target(name: "HostedCrypto", dependencies: ["HostedCore", "CCrypto"]),
@@ -29,7 +32,9 @@ let package = Package(
                 resources: [.copy("migrations")]),
         .target(name: "HostedHTTP", dependencies: ["HostedCore", "CMicroHTTPD"]),
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips"]),
-        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging"]),
+        .target(name: "HostedOutbound", dependencies: ["HostedCore", "CCurl"]),
+        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging",
+                                                  "HostedOutbound"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters, the test stores); never linked into the service.
         .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedStorage"]),
@@ -40,6 +45,7 @@ let package = Package(
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
         .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "hosted", "HostedTestSupport"]),
         .testTarget(name: "HostedImagingTests", dependencies: ["HostedImaging", "HostedTestSupport"]),
+        .testTarget(name: "HostedOutboundTests", dependencies: ["HostedOutbound", "HostedCore", "HostedHTTP", "HostedTestSupport"]),
 
         // --- Fuzz targets (libFuzzer): one executable per parser of outside bytes ------------
         // See docs/fuzzing.md. scripts/fuzz.sh builds them with `--sanitize=fuzzer

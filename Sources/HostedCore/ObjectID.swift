@@ -10,6 +10,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         case returnURL = "rurl"
         case message = "msg"
         case event = "evt"
+        case webhookEndpoint = "we"
     }
 
     public let kind: Kind

@@ -29,6 +29,9 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case signinRequired = "signin_required"
     case originMismatch = "origin_mismatch"
     case codeInvalid = "code_invalid"
+    // Webhooks
+    case webhookURLNotAllowed = "webhook_url_not_allowed"
+    case webhookEndpointDisabled = "webhook_endpoint_disabled"
     // Something we depend on is not there
     case smsUnavailable = "sms_unavailable"
     case digilockerUnavailable = "digilocker_unavailable"

@@ -22,6 +22,10 @@ struct CommandLineArguments {
         ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
         ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between lifecycle sweeps: expiry, retention, pruning (default 30)"),
         ("--max-long-polls", "HOSTED_MAX_LONG_POLLS", "long-polls waiting at once per account and per address (default 64)"),
+        ("--webhook-retry-schedule", "HOSTED_WEBHOOK_RETRY_SCHEDULE",
+         "comma-separated seconds between webhook attempts (default 5,300,1800,7200,18000,36000,50400,72000,86400; ±10 % jitter)"),
+        ("--webhook-timeout", "HOSTED_WEBHOOK_TIMEOUT", "seconds one webhook attempt may take (default 10)"),
+        ("--webhook-hosts-file", "HOSTED_WEBHOOK_HOSTS_FILE", "dev mode: resolve webhook hosts from this hosts(5) file only, never DNS"),
     ]
 
     var configuration: Configuration

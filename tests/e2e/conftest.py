@@ -102,6 +102,11 @@ def _environment(workdir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTED_")}
     env["HOSTED_DATABASE_URL"] = f"sqlite:{workdir / 'hosted.sqlite'}"
     env["HOSTED_PUBLIC_URL"] = "http://127.0.0.1:8080"
+    # Webhook host names resolve only from this (empty) file, never DNS: a fuzzed endpoint URL
+    # can name any host, and no lookup may leave the machine.
+    hosts = workdir / "webhook-hosts"
+    hosts.write_text("")
+    env["HOSTED_WEBHOOK_HOSTS_FILE"] = str(hosts)
     return env
 
 

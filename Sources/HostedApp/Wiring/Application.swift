@@ -3,6 +3,7 @@ import HostedCore
 import HostedCrypto
 import HostedHTTP
 import HostedImaging
+import HostedOutbound
 import HostedStorage
 
 /// The wired service: store, services and the HTTP responder. `main` and the tests build it the
@@ -20,20 +21,29 @@ public struct Application: Sendable {
 
     let changes: any ChangeFeed
     let background: BackgroundWork
+    let webhooks: WebhookDispatcher
 
     /// Answers waiting long-polls at once (call when shutting down).
     public func releaseWaiters() { longPoll.closeAll() }
 
     /// Starts this process's share of the background work (`serve` does; tests call
     /// `runBackgroundWork()` instead, to decide when it happens).
-    public func startBackgroundWork() { background.start() }
+    public func startBackgroundWork() {
+        background.start()
+        webhooks.start()
+    }
 
     /// One pass of the background work on the calling thread: queued SMS sent, expired rows pruned.
     public func runBackgroundWork() { background.runOnce() }
 
+    /// Every webhook attempt due now, made on the calling thread (tests); returns how many.
+    @discardableResult
+    public func runWebhookDeliveries() -> Int { webhooks.deliverDueNow() }
+
     /// Stops listening for changes and closes the store.
     public func close() {
         background.stop()
+        webhooks.stop()
         longPoll.closeAll()
         changes.stop()
         database.close()
@@ -143,8 +153,27 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
                        respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
     }
+    let webhookStore = WebhookStore(database: database)
+    let resolver: any HostResolver = if configuration.devMode, let file = configuration.webhookHostsFile {
+        HostsFileResolver(path: file)
+    } else {
+        SystemResolver()
+    }
+    let webhookService = WebhookService(store: webhookStore,
+                                        box: SecretBox.derive(from: secretKey.bytes(), label: "hosted/webhook-secrets/v1"),
+                                        policy: WebhookURLPolicy(devMode: configuration.devMode), resolver: resolver,
+                                        clock: clock, random: random)
+    let webhooks = WebhookDispatcher(service: webhookService,
+                                     client: PinnedHTTPClient(timeout: configuration.webhookTimeoutSeconds, devMode: configuration.devMode),
+                                     schedule: configuration.webhookRetrySchedule, log: log)
+    changes.subscribe { key in
+        if key == nil || key == WebhookStore.wakeKey { webhooks.nudge() }
+    }
+    routes.group(apiKeys) { routes in
+        WebhookRoutes(guards: guards, service: webhookService, wake: { changes.publish(WebhookStore.wakeKey) }).register(in: &routes)
+    }
     if configuration.devMode {
-        DevRoutes(store: signInStore).register(in: &routes)
+        DevRoutes(store: signInStore, webhooks: webhookStore).register(in: &routes)
         if let digiLocker {
             DigiLockerSimulatorRoutes(store: digiLockerStore, endpoints: digiLocker, clock: clock, random: random).register(in: &routes)
         }
@@ -152,5 +181,5 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
-                       changes: changes, background: background)
+                       changes: changes, background: background, webhooks: webhooks)
 }

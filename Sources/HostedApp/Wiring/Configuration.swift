@@ -1,4 +1,5 @@
 import Foundation
+import HostedCore
 import HostedStorage
 
 /// Everything `hosted` reads from its environment and flags. Each field documents its default.
@@ -59,6 +60,14 @@ public struct Configuration: Sendable {
     /// `HOSTED_SWEEP_INTERVAL`; default every 30 seconds the background work runs the lifecycle
     /// sweeps: expiry, retention, pruning of internal tables.
     public var sweepIntervalSeconds: TimeInterval = 30
+    /// `HOSTED_WEBHOOK_RETRY_SCHEDULE`; comma-separated seconds between a webhook's attempts
+    /// (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), each with ±10 % jitter.
+    public var webhookRetrySchedule = RetrySchedule.standard
+    /// `HOSTED_WEBHOOK_TIMEOUT`; default 10 seconds for one webhook attempt, connection included.
+    public var webhookTimeoutSeconds: TimeInterval = 10
+    /// `HOSTED_WEBHOOK_HOSTS_FILE` (dev mode only): webhook host names resolve from this
+    /// hosts(5)-style file alone, never DNS, so tests decide what a name is.
+    public var webhookHostsFile: String?
 
     public init() {}
 
@@ -174,6 +183,17 @@ public struct Configuration: Sendable {
         case "HOSTED_SWEEP_INTERVAL":
             guard let seconds = Int(value), (1...86_400).contains(seconds) else { throw Invalid(description: "\(name) must be 1…86400 seconds") }
             sweepIntervalSeconds = TimeInterval(seconds)
+        case "HOSTED_WEBHOOK_RETRY_SCHEDULE":
+            guard let schedule = RetrySchedule(parsing: value) else {
+                throw Invalid(description: "\(name) must be 1…20 comma-separated whole seconds, each at most 2592000")
+            }
+            webhookRetrySchedule = schedule
+        case "HOSTED_WEBHOOK_TIMEOUT":
+            guard let seconds = Int(value), (1...300).contains(seconds) else { throw Invalid(description: "\(name) must be 1…300 seconds") }
+            webhookTimeoutSeconds = TimeInterval(seconds)
+        case "HOSTED_WEBHOOK_HOSTS_FILE":
+            guard !value.isEmpty else { throw Invalid(description: "\(name) must be a file path") }
+            webhookHostsFile = value
         case "HOSTED_MAX_LONG_POLLS":
             guard let limit = Int(value), (1...100_000).contains(limit) else { throw Invalid(description: "\(name) must be 1…100000") }
             maximumLongPolls = limit

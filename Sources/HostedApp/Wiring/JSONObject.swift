@@ -73,6 +73,48 @@ public struct JSONObject {
         return integer(value, field: "\(key).\(member)")
     }
 
+    /// An array whose elements are all strings.
+    public mutating func stringArray(_ key: String) -> [String]? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else { return nil }
+        guard let array = raw as? [Any] else {
+            errors.append(FieldError(field: key, message: "must be an array of strings", code: "wrong_type"))
+            return nil
+        }
+        var result: [String] = []
+        for (index, element) in array.enumerated() {
+            guard let text = element as? String, !Self.isNumberOrBool(element), !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+                errors.append(FieldError(field: "\(key)[\(index)]", message: "must be a string", code: "wrong_type"))
+                continue
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// A time given as an RFC 3339 string or as whole Unix seconds.
+    public mutating func time(_ key: String, required: Bool = false) -> Date? {
+        known.insert(key)
+        guard let raw = values[key], !(raw is NSNull) else {
+            if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
+            return nil
+        }
+        if let text = raw as? String, !Self.isNumberOrBool(raw) {
+            guard let date = RFC3339.parse(text) else {
+                errors.append(FieldError(field: key, message: "must be an RFC 3339 time or Unix seconds", code: "wrong_type"))
+                return nil
+            }
+            return date
+        }
+        // Unix seconds within 1970…9999, so the milliseconds stay far from overflow.
+        guard let seconds = integer(raw, field: key) else { return nil }
+        guard (0...253_402_300_799).contains(seconds) else {
+            errors.append(FieldError(field: key, message: "must be Unix seconds between 1970 and 9999"))
+            return nil
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
     /// An object whose values are all strings.
     public mutating func stringMap(_ key: String) -> [String: String]? {
         known.insert(key)

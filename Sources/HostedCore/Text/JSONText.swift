@@ -69,5 +69,12 @@ public enum JSONText {
     }
 
     /// A JSON array of already-encoded elements.
+    /// `value` as a JSON string literal.
+    public static func quoted(_ value: String) -> String {
+        var text = ""
+        appendString(value, to: &text)
+        return text
+    }
+
     public static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
 }

@@ -16,14 +16,22 @@ public struct EventStore: Sendable {
     static let columns = "id, account_id, verification_id, sequence, type, actor_type, actor_id, data, created_at, previous_hash, hash"
 
     /// Inserts sealed events on `connection`, inside the transaction of the change that made
-    /// them. The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`; SQLite has one
-    /// writer) and sealed them after the chain head it read with that row, so sequences have no
-    /// gap or duplicate — and the unique key on (verification, sequence) refuses one if that were
-    /// ever not so.
-    func insert(_ sealed: [Event], on connection: DatabaseConnection) throws {
+    /// them, and queues each event's webhook messages there too (`status` is the verification's
+    /// after the change). The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`;
+    /// SQLite has one writer) and sealed them after the chain head it read with that row, so
+    /// sequences have no gap or duplicate — and the unique key on (verification, sequence)
+    /// refuses one if that were ever not so. Returns how many messages were queued.
+    @discardableResult
+    func insert(_ sealed: [Event], on connection: DatabaseConnection, status: VerificationStatus) throws -> Int {
+        var queued = 0
         for event in sealed {
-            try connection.query("INSERT INTO events (\(unsafeSQL: Self.columns)) VALUES (\(values: Self.values(event)))")
+            try connection.query("""
+                INSERT INTO events (\(unsafeSQL: Self.columns), status) VALUES (\(values: Self.values(event)), \(status.rawValue))
+                """)
+            queued += try connection.query(WebhookStore.outbox(for: event, payload: WebhookMessage.body(for: event, status: status),
+                                                               dialect: database.dialect)).count
         }
+        return queued
     }
 
     /// The drafts as events following `last` in the verification's chain, hashed.

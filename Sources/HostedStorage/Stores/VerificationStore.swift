@@ -39,22 +39,28 @@ public struct VerificationStore: Sendable {
                 RETURNING id
                 """
             let inserted: Bool
+            var queued = 0
             if database.dialect == .postgres, sealed.count == 1 {
-                // One statement, so one round trip as before the event log: the event is inserted
-                // only if the verification was (a conflict inserts neither).
-                inserted = !(try database.query("""
-                    WITH inserted AS (\(insert))
-                    INSERT INTO events (\(unsafeSQL: EventStore.columns))
-                    SELECT \(values: EventStore.values(sealed[0])) FROM inserted
-                    RETURNING id
-                    """)).isEmpty
+                // One statement, so one round trip as before the event log: the event and its
+                // webhook messages are inserted only if the verification was (a conflict inserts none).
+                let outbox = WebhookStore.outbox(for: sealed[0], payload: WebhookMessage.body(for: sealed[0], status: verification.status),
+                                                 dialect: .postgres, onlyIf: "AND EXISTS (SELECT 1 FROM appended)")
+                let row = try database.query("""
+                    WITH inserted AS (\(insert)),
+                    appended AS (INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
+                                 SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM inserted RETURNING id),
+                    queued AS (\(outbox))
+                    SELECT (SELECT count(*) FROM appended) AS appended, (SELECT count(*) FROM queued) AS queued
+                    """)[0]
+                inserted = try row.int("appended") > 0
+                queued = Int(try row.int("queued"))
             } else {
-                inserted = try database.transaction { connection in
-                    guard !(try connection.query(insert)).isEmpty else { return false }
-                    try events.insert(sealed, on: connection)
-                    return true
+                (inserted, queued) = try database.transaction { connection in
+                    guard !(try connection.query(insert)).isEmpty else { return (false, 0) }
+                    return (true, try events.insert(sealed, on: connection, status: verification.status))
                 }
             }
+            if queued > 0 { changes.publish(WebhookStore.wakeKey) }
             if inserted { return (verification.stored, true) }
             let existing = try database.query("""
                 SELECT \(unsafeSQL: Self.columns) FROM verifications
@@ -152,6 +158,7 @@ public struct VerificationStore: Sendable {
     /// `notFound` at once (for sweeps, where whoever holds the row does the work).
     public func update(accountID: ObjectID, id: ObjectID, at time: Date, skipLocked: Bool = false,
                        _ change: (inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
+        var queued = 0
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? (skipLocked ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE") : ""
             guard let row = try connection.query("""
@@ -182,15 +189,20 @@ public struct VerificationStore: Sendable {
                 WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
                 """
             if database.dialect == .postgres, sealed.count == 1 {
-                // The row and its one event in one statement: no round trip more than before the log.
-                try connection.query("""
-                    WITH updated AS (\(update) RETURNING id)
-                    INSERT INTO events (\(unsafeSQL: EventStore.columns))
-                    SELECT \(values: EventStore.values(sealed[0])) FROM updated
-                    """)
+                // The row, its one event and the event's webhook messages in one statement: no
+                // round trip more than before the log.
+                let outbox = WebhookStore.outbox(for: sealed[0], payload: WebhookMessage.body(for: sealed[0], status: verification.status),
+                                                 dialect: .postgres, onlyIf: "AND EXISTS (SELECT 1 FROM appended)")
+                queued = Int(try connection.query("""
+                    WITH updated AS (\(update) RETURNING id),
+                    appended AS (INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
+                                 SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM updated RETURNING id),
+                    queued AS (\(outbox))
+                    SELECT count(*) AS queued FROM queued
+                    """)[0].int("queued"))
             } else {
                 try connection.query(update)
-                try events.insert(sealed, on: connection)
+                queued = try events.insert(sealed, on: connection, status: verification.status)
             }
             if verification.closesJourney(from: before) {
                 // Closing ends the journey at once: no handoff can be used, no session goes on.
@@ -206,6 +218,7 @@ public struct VerificationStore: Sendable {
             return verification
         }
         changes.publish(id.rawValue)
+        if queued > 0 { changes.publish(WebhookStore.wakeKey) }
         return updated
     }
 

@@ -1,0 +1,227 @@
+import Dispatch
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedOutbound
+import HostedStorage
+
+/// Delivers webhook messages, in every `serve` process. One thread leases due attempts from the
+/// store and hands each to a worker; at most `maximumInFlight` run at once in the process and at
+/// most `perEndpoint` to one endpoint, so a slow endpoint holds its own share and no more. It
+/// wakes when a message is queued anywhere (the change feed: `NOTIFY` on PostgreSQL), else
+/// every half second for retries that have come due. Each attempt re-checks the URL and the
+/// addresses its host resolves to, connects only to the address it checked, signs with a
+/// fresh timestamp, and records the outcome while it still holds the lease; a process that
+/// dies mid-attempt leaves the lease to run out, and another attempt is made — at least once,
+/// never lost.
+///
+/// `@unchecked Sendable`: the mutable state (`inFlight`, `running`, `pending`) is only touched
+/// while holding `lock`.
+final class WebhookDispatcher: @unchecked Sendable {
+    let service: WebhookService
+    let client: PinnedHTTPClient
+    let schedule: RetrySchedule
+    let log: any ServerLog
+    let maximumInFlight: Int
+    let perEndpoint: Int
+
+    private let lock = NSLock()
+    private let condition = NSCondition()
+    private var pending = false
+    private var running = false
+    private var started = false
+    private var inFlight: [String: Int] = [:]
+    private var total = 0
+    private let workers = DispatchQueue(label: "hosted.webhooks", attributes: .concurrent)
+    private let finished = DispatchGroup()
+
+    init(service: WebhookService, client: PinnedHTTPClient, schedule: RetrySchedule, log: any ServerLog,
+         maximumInFlight: Int = 16, perEndpoint: Int = 4) {
+        self.service = service
+        self.client = client
+        self.schedule = schedule
+        self.log = log
+        self.maximumInFlight = maximumInFlight
+        self.perEndpoint = perEndpoint
+    }
+
+    /// How long a lease outlives the longest attempt.
+    var lease: TimeInterval { client.timeout + 10 }
+
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { return }
+        started = true
+        running = true
+        let thread = Thread { [self] in loop() }
+        thread.name = "hosted.webhooks"
+        thread.start()
+    }
+
+    /// Stops leasing; waits (up to the timeout and a little) for attempts in flight.
+    func stop() {
+        lock.lock()
+        let wasRunning = running
+        running = false
+        lock.unlock()
+        guard wasRunning else { return }
+        nudge()
+        _ = finished.wait(timeout: .now() + client.timeout + 2)
+    }
+
+    /// Something may be due now.
+    func nudge() {
+        condition.lock()
+        pending = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running
+    }
+
+    private func loop() {
+        finished.enter()
+        defer { finished.leave() }
+        while isRunning {
+            let leased = dispatchDue()
+            condition.lock()
+            // A full batch may have more behind it: look again at once.
+            if !pending && !leased {
+                _ = condition.wait(until: Date().addingTimeInterval(0.5))
+            }
+            pending = false
+            condition.unlock()
+        }
+    }
+
+    /// Leases what this process has room for and starts it; true when the batch filled the room
+    /// (more may be due).
+    @discardableResult
+    func dispatchDue() -> Bool {
+        lock.lock()
+        let room = maximumInFlight - total
+        let busy = inFlight.filter { $0.value >= perEndpoint }.map(\.key)
+        lock.unlock()
+        guard room > 0 else { return false }
+        let claimed: [WebhookStore.Claimed]
+        do {
+            claimed = try service.store.claim(at: service.clock.now(), lease: lease, limit: room, excluding: busy)
+        } catch {
+            log.error("webhooks: cannot lease deliveries: \(String(reflecting: error))", requestID: nil)
+            return false
+        }
+        var started = 0
+        for attempt in claimed {
+            lock.lock()
+            let count = inFlight[attempt.endpointID, default: 0]
+            let admitted = count < perEndpoint && total < maximumInFlight
+            if admitted {
+                inFlight[attempt.endpointID] = count + 1
+                total += 1
+            }
+            lock.unlock()
+            guard admitted else {
+                try? service.store.release(attempt)
+                continue
+            }
+            started += 1
+            finished.enter()
+            workers.async { [self] in
+                defer {
+                    lock.lock()
+                    inFlight[attempt.endpointID, default: 1] -= 1
+                    if inFlight[attempt.endpointID] == 0 { inFlight[attempt.endpointID] = nil }
+                    total -= 1
+                    lock.unlock()
+                    finished.leave()
+                    nudge()
+                }
+                deliver(attempt)
+            }
+        }
+        return started > 0 && claimed.count == room
+    }
+
+    /// One attempt, start to record.
+    func deliver(_ attempt: WebhookStore.Claimed) {
+        let started = DispatchTime.now()
+        let outcome = send(attempt)
+        let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000)
+        let now = service.clock.now()
+        let succeeded = outcome.status.map { (200...299).contains($0) } ?? false
+        var next: Date?
+        var disable: WebhookEndpoint.DisabledReason?
+        if !succeeded {
+            if outcome.status == 410 {
+                disable = .gone
+            } else {
+                let retryAfter = outcome.status == 429 || outcome.status == 503 ? outcome.retryAfter : nil
+                let jitter = Double(service.random.bytes(4).reduce(0) { $0 << 8 | UInt32($1) }) / Double(UInt32.max)
+                next = schedule.delay(afterFailedAttempt: attempt.attempt, jitter: jitter, retryAfter: retryAfter)
+                    .map { now.addingTimeInterval($0) }
+            }
+        }
+        let error = outcome.error ?? (succeeded ? nil : outcome.status.map { "HTTP \($0)" })
+        let result = WebhookStore.Result(succeeded: succeeded, responseStatus: outcome.status, error: error,
+                                         durationMilliseconds: elapsed, nextAttemptAt: next, disable: disable)
+        do {
+            try service.store.complete(attempt, result, at: now, failingLimit: WebhookEndpoint.failingLimit)
+        } catch {
+            log.error("webhooks: cannot record \(attempt.id): \(String(reflecting: error))", requestID: nil)
+        }
+        if !succeeded {
+            // Never the URL (it may hold a token) or any header: ids and the outcome only.
+            log.error("webhooks: \(attempt.id) (\(attempt.eventID) to \(attempt.endpointID)) attempt \(attempt.attempt) failed: \(error ?? "?")",
+                      requestID: nil)
+        }
+    }
+
+    /// Checks the target again and sends the signed message.
+    func send(_ attempt: WebhookStore.Claimed) -> PinnedHTTPClient.Outcome {
+        let target: WebhookStore.Target
+        do {
+            guard let found = try service.store.targets(endpointIDs: [attempt.endpointID], at: service.clock.now())[attempt.endpointID] else {
+                return .init(error: "endpoint deleted")
+            }
+            target = found
+        } catch {
+            return .init(error: "database unavailable")
+        }
+        let checked: (WebhookURLPolicy.Target, address: [UInt8])
+        do {
+            checked = try service.target(target.url)
+        } catch {
+            return .init(error: "address not allowed")
+        }
+        let keys = service.keys(target.sealedSecrets, endpointID: target.endpointID)
+        guard !keys.isEmpty else { return .init(error: "signing secret unavailable") }
+        let body = Array(attempt.payload.utf8)
+        let timestamp = Int64(service.clock.now().timeIntervalSince1970)
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("webhook-id", attempt.eventID),
+            ("webhook-timestamp", String(timestamp)),
+            ("webhook-signature", WebhookSignature.header(id: attempt.eventID, timestamp: timestamp, body: body, keys: keys)),
+        ]
+        return client.post(checked.0, to: checked.address, headers: headers, body: body)
+    }
+}
+
+extension WebhookDispatcher {
+    /// Every attempt due now, one after another on the calling thread (tests): returns how many.
+    func deliverDueNow() -> Int {
+        var done = 0
+        while let batch = try? service.store.claim(at: service.clock.now(), lease: lease, limit: maximumInFlight, excluding: []),
+              !batch.isEmpty {
+            for attempt in batch { deliver(attempt) }
+            done += batch.count
+        }
+        return done
+    }
+}

@@ -1,0 +1,172 @@
+import Dispatch
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+// MARK: - Webhooks below HTTP: the transactional outbox, leases, retries, recovery
+
+extension StoreContractTests {
+    @Suite struct WebhookTests {
+        let lifecycle = LifecycleTests()
+
+        func endpoint(_ webhooks: WebhookStore, _ account: ObjectID, events: [String] = ["*"],
+                      status: WebhookEndpoint.Status = .enabled) throws -> WebhookEndpoint {
+            let endpoint = WebhookEndpoint(id: ObjectID(.webhookEndpoint, using: SecureRandom()), accountID: account,
+                                           url: "https://hooks.example.com/in", events: try EventFilter.parse(events),
+                                           description: nil, status: status, disabledReason: nil, createdAt: t0)
+            try webhooks.create(endpoint, sealedSecret: "c2VhbGVk")
+            return endpoint
+        }
+
+        func pending(_ db: any Database, _ endpoint: WebhookEndpoint) throws -> [(event: String, type: String, payload: String)] {
+            try db.query("""
+                SELECT event_id, event_type, payload FROM webhook_deliveries
+                WHERE endpoint_id = \(endpoint.id.rawValue) AND status = 'pending' ORDER BY created_at, event_type
+                """).map { (try $0.string("event_id"), try $0.string("event_type"), try $0.string("payload")) }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func everyEventIsQueuedForEachMatchingEnabledEndpointInItsTransaction(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend) { db, store, _, account in
+                let webhooks = WebhookStore(database: db)
+                let all = try endpoint(webhooks, account)
+                let decisions = try endpoint(webhooks, account, events: ["verification.approved", "verification.rejected"])
+                let family = try endpoint(webhooks, account, events: ["verification.*"])
+                let off = try endpoint(webhooks, account, status: .disabled)
+                let otherAccount = try endpoint(webhooks, try makeAccount(db, name: "Other"))
+                var v = try lifecycle.create(store, account)
+                v = try lifecycle.change(store, v, .signedIn(method: .sms))
+                // A change that throws rolls back with its event and its messages.
+                struct Refused: Error {}
+                #expect(throws: Refused.self) {
+                    try store.update(accountID: account, id: v.id, at: t0) { verification in
+                        try verification.apply(.canceled, at: t0, by: LifecycleTests.actor)
+                        throw Refused()
+                    }
+                }
+                let events = try EventStore(database: db).chain(verificationID: v.id)
+                #expect(events.map(\.type) == ["verification.created", "verification.signed_in"])
+                let queued = try pending(db, all)
+                #expect(queued.map(\.event) == events.map(\.id.rawValue))
+                #expect(try pending(db, family).count == 2)
+                #expect(try pending(db, decisions).isEmpty && pending(db, off).isEmpty && pending(db, otherAccount).isEmpty)
+                // The thin body names the event, its sequence and the status right after it.
+                let body = try #require(try JSONSerialization.jsonObject(with: Data(queued[1].payload.utf8)) as? [String: Any])
+                let data = try #require(body["data"] as? [String: Any])
+                #expect(body["type"] as? String == "verification.signed_in")
+                #expect(data["id"] as? String == events[1].id.rawValue && data["sequence"] as? Int == 2)
+                #expect(data["status"] as? String == "in_progress" && data["verification_id"] as? String == v.id.rawValue)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func aLeaseGoesToOneWorkerAndALostLeaseRecordsNothing(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend, poolSize: 8) { db, store, _, account in
+                let webhooks = WebhookStore(database: db)
+                let hook = try endpoint(webhooks, account)
+                for index in 0..<40 { _ = try lifecycle.create(store, account, user: "u\(index)") }
+                // Eight workers lease at once: every attempt goes to exactly one of them.
+                let leased = Collected<String>()
+                DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                    while let batch = try? webhooks.claim(at: t0, lease: 60, limit: 3, excluding: []), !batch.isEmpty {
+                        for claimed in batch { leased.append(claimed.id) }
+                    }
+                }
+                #expect(leased.all.count == 40 && Set(leased.all).count == 40)
+                #expect(try webhooks.claim(at: t0, lease: 60, limit: 10, excluding: []).isEmpty)
+                // Past the lease the attempt is leased again; the first worker's late result is refused.
+                let later = t0.addingTimeInterval(61)
+                let first = try #require(try webhooks.claim(at: later, lease: 60, limit: 1, excluding: []).first)
+                let again = try #require(try webhooks.claim(at: later.addingTimeInterval(61), lease: 60, limit: 40, excluding: [])
+                    .first { $0.id == first.id })
+                let ok = WebhookStore.Result(succeeded: true, responseStatus: 200, error: nil, durationMilliseconds: 3,
+                                             nextAttemptAt: nil, disable: nil)
+                #expect(try !webhooks.complete(first, ok, at: later, failingLimit: 3600))
+                #expect(try webhooks.complete(again, ok, at: later, failingLimit: 3600))
+                #expect(try webhooks.claim(at: later.addingTimeInterval(200), lease: 60, limit: 100, excluding: [hook.id.rawValue]).isEmpty)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func aFailureSchedulesTheNextAttemptAndGoneDisablesTheEndpoint(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend) { db, store, _, account in
+                let webhooks = WebhookStore(database: db)
+                let hook = try endpoint(webhooks, account)
+                _ = try lifecycle.create(store, account)
+                let first = try #require(try webhooks.claim(at: t0, lease: 60, limit: 1, excluding: []).first)
+                let retryAt = t0.addingTimeInterval(5)
+                #expect(try webhooks.complete(first, .init(succeeded: false, responseStatus: 500, error: "HTTP 500", durationMilliseconds: 9,
+                                                           nextAttemptAt: retryAt, disable: nil), at: t0, failingLimit: 3600))
+                #expect(try webhooks.claim(at: t0.addingTimeInterval(4), lease: 60, limit: 5, excluding: []).isEmpty)  // not due yet
+                let second = try #require(try webhooks.claim(at: retryAt, lease: 60, limit: 5, excluding: []).first)
+                #expect(second.attempt == 2 && second.eventID == first.eventID && second.payload == first.payload)
+                let (log, _) = try webhooks.deliveries(accountID: account, endpointID: hook.id, limit: 10, startingAfter: nil)
+                #expect(log.map(\.status) == ["pending", "failed"] && log[1].responseStatus == 500 && log[1].nextAttemptAt == retryAt)
+                // 410: the endpoint is disabled at once, and nothing more is leased for it.
+                #expect(try webhooks.complete(second, .init(succeeded: false, responseStatus: 410, error: "HTTP 410", durationMilliseconds: 2,
+                                                            nextAttemptAt: nil, disable: .gone), at: retryAt, failingLimit: 3600))
+                let disabled = try #require(try webhooks.endpoint(accountID: account, id: hook.id))
+                #expect(disabled.status == .disabled && disabled.disabledReason == .gone)
+                _ = try lifecycle.create(store, account, user: "after")  // a disabled endpoint gets no messages
+                #expect(try pending(db, hook).isEmpty)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func failingForFiveDaysDisablesAndASuccessResetsTheClock(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend) { db, store, _, account in
+                let webhooks = WebhookStore(database: db)
+                let hook = try endpoint(webhooks, account)
+                let limit: TimeInterval = 5 * 24 * 3600
+                var time = t0
+                _ = try lifecycle.create(store, account)
+                func fail(at time: Date, next: Date) throws {
+                    let claimed = try #require(try webhooks.claim(at: time, lease: 60, limit: 1, excluding: []).first)
+                    try webhooks.complete(claimed, .init(succeeded: false, responseStatus: nil, error: "timeout", durationMilliseconds: 10_000,
+                                                         nextAttemptAt: next, disable: nil), at: time, failingLimit: limit)
+                }
+                try fail(at: time, next: time.addingTimeInterval(3 * 24 * 3600))
+                time = time.addingTimeInterval(3 * 24 * 3600)
+                try fail(at: time, next: time.addingTimeInterval(3 * 24 * 3600))
+                #expect(try webhooks.endpoint(accountID: account, id: hook.id)?.status == .enabled)  // three days in
+                time = time.addingTimeInterval(3 * 24 * 3600)
+                try fail(at: time, next: time.addingTimeInterval(60))
+                let disabled = try #require(try webhooks.endpoint(accountID: account, id: hook.id))
+                #expect(disabled.status == .disabled && disabled.disabledReason == .failing)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func recoverQueuesOnlyWhatWasNotDeliveredSinceTheTime(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend) { db, store, clock, account in
+                let webhooks = WebhookStore(database: db)
+                let hook = try endpoint(webhooks, account)
+                _ = try lifecycle.create(store, account, user: "delivered")
+                _ = try lifecycle.create(store, account, user: "failed")
+                let claimed = try webhooks.claim(at: t0, lease: 60, limit: 2, excluding: [])
+                try #require(claimed.count == 2)
+                try webhooks.complete(claimed[0], .init(succeeded: true, responseStatus: 200, error: nil, durationMilliseconds: 1,
+                                                        nextAttemptAt: nil, disable: nil), at: t0, failingLimit: 3600)
+                try webhooks.complete(claimed[1], .init(succeeded: false, responseStatus: 500, error: "HTTP 500", durationMilliseconds: 1,
+                                                        nextAttemptAt: nil, disable: nil), at: t0, failingLimit: 3600)
+                let body: (Event, VerificationStatus) -> String = { WebhookMessage.body(for: $0, status: $1) }
+                #expect(try webhooks.recover(accountID: account, endpointID: hook.id, since: t0.addingTimeInterval(1), at: t0, payload: body) == 0)
+                #expect(try webhooks.recover(accountID: account, endpointID: hook.id, since: t0, at: t0, payload: body) == 1)
+                let requeued = try pending(db, hook)
+                #expect(requeued.map(\.event) == [claimed[1].eventID])
+                // Pending already: a second recovery queues nothing more.
+                #expect(try webhooks.recover(accountID: account, endpointID: hook.id, since: t0, at: clock.now(), payload: body) == 0)
+                let next = try #require(try webhooks.claim(at: t0, lease: 60, limit: 5, excluding: []).first)
+                #expect(next.attempt == 2)
+            }
+        }
+    }
+}
