@@ -231,3 +231,30 @@ import Testing
         #expect(log.map { $0["status"] as? String } == ["failed", "failed"] && log[0]["next_attempt_at"] is NSNull)
     }
 }
+
+/// The delivery workers on their own threads (as `serve` runs them), on both stores: several
+/// endpoints, messages queued from several threads, each delivered once. Runs under
+/// ThreadSanitizer with the other live suites.
+@Suite struct WebhookDeliveryLiveTests {
+    @Test(arguments: Store.allCases)
+    func workersDeliverEveryMessageOnceToEveryEndpoint(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try WebhookAPITests.Fixture(store, schedule: "1")
+        defer { f.close() }
+        let receivers = try (0..<3).map { _ in try WebhookAPITests.Receiver() }
+        defer { receivers.forEach { $0.stop() } }
+        for receiver in receivers {
+            #expect(f.post("/v1/webhook_endpoints", #"{"url":"\#(receiver.url)"}"#).status == 201)
+        }
+        f.app.application.startBackgroundWork()
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<5 { _ = f.createVerification("user-\(thread)-\(index)") }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while receivers.contains(where: { $0.received.count < 20 }) && Date() < deadline { usleep(50_000) }
+        for receiver in receivers {
+            let ids = receiver.received.compactMap { $0.headers["webhook-id"] }
+            #expect(ids.count == 20 && Set(ids).count == 20)
+        }
+    }
+}

@@ -54,6 +54,9 @@ extension StoreContractTests {
                 #expect(queued.map(\.event) == events.map(\.id.rawValue))
                 #expect(try pending(db, family).count == 2)
                 #expect(try pending(db, decisions).isEmpty && pending(db, off).isEmpty && pending(db, otherAccount).isEmpty)
+                // Byte for byte what WebhookMessage writes (on PostgreSQL the trigger writes it).
+                #expect(queued[0].payload == WebhookMessage.body(for: events[0], status: .created))
+                #expect(queued[1].payload == WebhookMessage.body(for: events[1], status: .inProgress))
                 // The thin body names the event, its sequence and the status right after it.
                 let body = try #require(try JSONSerialization.jsonObject(with: Data(queued[1].payload.utf8)) as? [String: Any])
                 let data = try #require(body["data"] as? [String: Any])

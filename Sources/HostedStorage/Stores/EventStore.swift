@@ -17,7 +17,8 @@ public struct EventStore: Sendable {
 
     /// Inserts sealed events on `connection`, inside the transaction of the change that made
     /// them, and queues each event's webhook messages there too (`status` is the verification's
-    /// after the change). The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`;
+    /// after the change): on PostgreSQL the trigger on `events` does (migration 0011), on SQLite
+    /// this does. The caller holds the verification's row lock (PostgreSQL `FOR UPDATE`;
     /// SQLite has one writer) and sealed them after the chain head it read with that row, so
     /// sequences have no gap or duplicate — and the unique key on (verification, sequence)
     /// refuses one if that were ever not so. Returns how many messages were queued.
@@ -28,8 +29,8 @@ public struct EventStore: Sendable {
             try connection.query("""
                 INSERT INTO events (\(unsafeSQL: Self.columns), status) VALUES (\(values: Self.values(event)), \(status.rawValue))
                 """)
-            queued += try connection.query(WebhookStore.outbox(for: event, payload: WebhookMessage.body(for: event, status: status),
-                                                               dialect: database.dialect)).count
+            guard database.dialect == .sqlite else { continue }
+            queued += try connection.query(WebhookStore.outbox(for: event, payload: WebhookMessage.body(for: event, status: status))).count
         }
         return queued
     }

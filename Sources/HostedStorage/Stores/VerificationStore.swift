@@ -41,19 +41,15 @@ public struct VerificationStore: Sendable {
             let inserted: Bool
             var queued = 0
             if database.dialect == .postgres, sealed.count == 1 {
-                // One statement, so one round trip as before the event log: the event and its
-                // webhook messages are inserted only if the verification was (a conflict inserts none).
-                let outbox = WebhookStore.outbox(for: sealed[0], payload: WebhookMessage.body(for: sealed[0], status: verification.status),
-                                                 dialect: .postgres, onlyIf: "AND EXISTS (SELECT 1 FROM appended)")
-                let row = try database.query("""
-                    WITH inserted AS (\(insert)),
-                    appended AS (INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
-                                 SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM inserted RETURNING id),
-                    queued AS (\(outbox))
-                    SELECT (SELECT count(*) FROM appended) AS appended, (SELECT count(*) FROM queued) AS queued
-                    """)[0]
-                inserted = try row.int("appended") > 0
-                queued = Int(try row.int("queued"))
+                // One statement, so one round trip as before the event log: the event is inserted
+                // only if the verification was (a conflict inserts neither); its webhook messages
+                // come from the trigger on `events` (migration 0011), which also wakes the workers.
+                inserted = !(try database.query("""
+                    WITH inserted AS (\(insert))
+                    INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
+                    SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM inserted
+                    RETURNING id
+                    """)).isEmpty
             } else {
                 (inserted, queued) = try database.transaction { connection in
                     guard !(try connection.query(insert)).isEmpty else { return (false, 0) }
@@ -189,17 +185,13 @@ public struct VerificationStore: Sendable {
                 WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
                 """
             if database.dialect == .postgres, sealed.count == 1 {
-                // The row, its one event and the event's webhook messages in one statement: no
-                // round trip more than before the log.
-                let outbox = WebhookStore.outbox(for: sealed[0], payload: WebhookMessage.body(for: sealed[0], status: verification.status),
-                                                 dialect: .postgres, onlyIf: "AND EXISTS (SELECT 1 FROM appended)")
-                queued = Int(try connection.query("""
-                    WITH updated AS (\(update) RETURNING id),
-                    appended AS (INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
-                                 SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM updated RETURNING id),
-                    queued AS (\(outbox))
-                    SELECT count(*) AS queued FROM queued
-                    """)[0].int("queued"))
+                // The row and its one event in one statement: no round trip more than before the
+                // log (the event's webhook messages come from the trigger on `events`).
+                try connection.query("""
+                    WITH updated AS (\(update) RETURNING id)
+                    INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
+                    SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM updated
+                    """)
             } else {
                 try connection.query(update)
                 queued = try events.insert(sealed, on: connection, status: verification.status)

@@ -156,17 +156,17 @@ public struct WebhookStore: Sendable {
     }
 
     /// Queues `event`'s message (`payload`) for each enabled endpoint of its account whose filter
-    /// matches: the tail of the event writer's statement (`FROM` the rows it names) or a
-    /// statement of its own. Returns the SQL; the caller runs it on the event's connection.
-    static func outbox(for event: Event, payload: String, dialect: SQLDialect, onlyIf condition: SQL = "") -> SQL {
+    /// matches, on the event's connection: SQLite's outbox (PostgreSQL's is the trigger on
+    /// `events`, migration 0011, which writes the same rows).
+    static func outbox(for event: Event, payload: String) -> SQL {
         """
         INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, attempt, status, payload, created_at, next_attempt_at)
-        SELECT \(unsafeSQL: deliveryIDExpression(dialect)), w.id, w.account_id, \(event.id.rawValue), \(event.type), 1, 'pending',
+        SELECT \(unsafeSQL: deliveryIDExpression(.sqlite)), w.id, w.account_id, \(event.id.rawValue), \(event.type), 1, 'pending',
                \(payload), \(event.createdAt), \(event.createdAt)
         FROM webhook_endpoints w
         WHERE w.account_id = \(event.accountID.rawValue) AND w.status = 'enabled'
           AND EXISTS (SELECT 1 FROM webhook_endpoint_events f
-                      WHERE f.endpoint_id = w.id AND f.event_type IN (\(event.type), '*', 'verification.*')) \(condition)
+                      WHERE f.endpoint_id = w.id AND f.event_type IN (\(event.type), '*', 'verification.*'))
         RETURNING id
         """
     }

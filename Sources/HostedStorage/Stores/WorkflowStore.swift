@@ -59,9 +59,35 @@ public struct WorkflowStore: Sendable {
     static func workflow(from row: Row, accountID: ObjectID) throws -> Workflow {
         Workflow(accountID: accountID, key: try row.string("key"), name: try row.string("name"),
                  version: Int(try row.int("version")),
-                 steps: try JSONColumn.decode([WorkflowStep].self, from: try row.string("steps"), column: "steps"),
+                 steps: try StepsCache.shared.steps(try row.string("steps")),
                  createdAt: try row.date("created_at"),
                  lifecycle: WorkflowLifecycle(expiresAfterSeconds: try row.optionalInt("expires_after_seconds") ?? WorkflowLifecycle.defaultExpiresAfterSeconds,
                                               redactAfterSeconds: try row.optionalInt("redact_after_seconds")))
+    }
+}
+
+/// Decoded workflow steps by their stored JSON text. A workflow version never changes, and the
+/// key is the text itself, so an entry is right for every process and every account; creating
+/// a verification then costs no JSON decoding of its workflow. Bounded: emptied when full.
+///
+/// `@unchecked Sendable`: `entries` is only touched while holding `lock`.
+final class StepsCache: @unchecked Sendable {
+    static let shared = StepsCache()
+    static let capacity = 512
+
+    private let lock = NSLock()
+    private var entries: [String: [WorkflowStep]] = [:]
+
+    func steps(_ json: String) throws -> [WorkflowStep] {
+        lock.lock()
+        let cached = entries[json]
+        lock.unlock()
+        if let cached { return cached }
+        let decoded = try JSONColumn.decode([WorkflowStep].self, from: json, column: "steps")
+        lock.lock()
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[json] = decoded
+        lock.unlock()
+        return decoded
     }
 }
