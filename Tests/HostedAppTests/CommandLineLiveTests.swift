@@ -180,6 +180,36 @@ import Testing
         #expect(try workspace.run("accounts", "create", "--name", "   ").status == 65)
     }
 
+    /// A serving process remembers a key that authenticated for at most a second: a revoke made
+    /// by another process (the command line) is refused there within that second, on both stores.
+    @Test(arguments: Store.allCases)
+    func aKeyRevokedByAnotherProcessIsRefusedWithinASecond(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let database = try TestDatabaseURL(store)
+        defer { database.remove() }
+        let environment = ["HOSTED_DATABASE_URL": database.environmentValue, "HOSTED_SECRET_KEY": String(repeating: "k", count: 64)]
+        let account = try decode(try HostedBinary.run(["accounts", "create", "--name", "Acme"], environment: environment).stdout)
+        let second = try decode(try HostedBinary.run(["keys", "create", "--account", try #require(account["account_id"])],
+                                                     environment: environment).stdout)
+        let key = try #require(second["api_key"])
+        let server = try ServerProcess(environment: environment, logDirectory: database.directory)
+        defer { _ = server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        let auth = ["Authorization": "Bearer \(key)"]
+        for _ in 0..<3 { #expect(try connection.request("GET", "/v1/account", headers: auth).status == 200) }
+        #expect(try HostedBinary.run(["keys", "revoke", try #require(second["key_id"])], environment: environment).status == 0)
+        let revoked = Date()
+        var status = 200
+        while status == 200 && Date().timeIntervalSince(revoked) < 5 {
+            status = try connection.request("GET", "/v1/account", headers: auth).status
+            if status == 200 { usleep(20_000) }
+        }
+        #expect(status == 401)
+        #expect(Date().timeIntervalSince(revoked) < 1.5, "refused after \(Date().timeIntervalSince(revoked)) s")
+        // The account's first key is not affected.
+        #expect(try connection.request("GET", "/v1/account", headers: ["Authorization": "Bearer \(try #require(account["api_key"]))"]).status == 200)
+    }
+
     @Test func badConfigurationIsRefusedClearly() throws {
         let result = try HostedBinary.run(["serve", "--listen", "nowhere"])
         #expect(result.status == 78)

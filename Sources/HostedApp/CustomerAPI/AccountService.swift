@@ -1,13 +1,18 @@
+import Dispatch
 import Foundation
 import HostedCore
 import HostedCrypto
 import HostedStorage
 
-/// Creates accounts and keys and authenticates presented keys. Only SHA-256 hashes of keys are stored.
+/// Creates accounts and keys and authenticates presented keys. Only SHA-256 hashes of keys are
+/// stored. A key that authenticated is remembered for `CallerCache.lifetime` (one second, by
+/// its hash), so a busy backend costs the database one key lookup a second, not one a request;
+/// a revoke in this process forgets it at once, one in another process within that second.
 public struct AccountService: Sendable {
     let store: AccountStore
     let clock: any WallClock
     let random: any RandomSource
+    let callers = CallerCache()
 
     public init(database: any Database, clock: any WallClock = SystemWallClock(), random: any RandomSource = SecureRandom()) {
         self.store = AccountStore(database: database)
@@ -31,7 +36,8 @@ public struct AccountService: Sendable {
     }
 
     public func revokeKey(_ id: ObjectID) throws -> Bool {
-        try store.revokeKey(id, at: clock.now())
+        defer { callers.removeAll() }
+        return try store.revokeKey(id, at: clock.now())
     }
 
     /// The account behind an `Authorization: Bearer sk_…` header value; throws `unauthenticated`.
@@ -46,7 +52,10 @@ public struct AccountService: Sendable {
               let secret = APIKeySecret(presented: String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         else { throw DomainError.unauthenticated }
         // The lookup is by hash of a 256-bit secret: timing reveals nothing usable about stored keys.
-        guard let caller = try store.caller(forKeyHash: Self.hash(secret)) else { throw DomainError.unauthenticated }
+        let hash = Self.hash(secret)
+        if let remembered = callers.caller(hash) { return remembered }
+        guard let caller = try store.caller(forKeyHash: hash) else { throw DomainError.unauthenticated }
+        callers.remember(caller, for: hash)
         return caller
     }
 
@@ -58,4 +67,43 @@ public struct AccountService: Sendable {
     }
 
     static func hash(_ secret: APIKeySecret) -> String { Digest.sha256Hex(secret.value) }
+}
+
+/// Keys that authenticated in the last second, by the SHA-256 of the key (never the key), on a
+/// monotonic clock. Only successes are kept: an unknown or revoked key is looked up every time.
+/// Bounded: emptied when full.
+///
+/// `@unchecked Sendable`: `entries` is only touched while holding `lock`.
+final class CallerCache: @unchecked Sendable {
+    static let lifetimeNanoseconds: UInt64 = 1_000_000_000
+    static let capacity = 10_000
+
+    private let lock = NSLock()
+    private var entries: [String: (caller: (account: Account, keyID: ObjectID), until: UInt64)] = [:]
+
+    func caller(_ hash: String) -> (account: Account, keyID: ObjectID)? {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[hash] else { return nil }
+        guard entry.until > now else {
+            entries[hash] = nil
+            return nil
+        }
+        return entry.caller
+    }
+
+    func remember(_ caller: (account: Account, keyID: ObjectID), for hash: String) {
+        let until = DispatchTime.now().uptimeNanoseconds + Self.lifetimeNanoseconds
+        lock.lock()
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[hash] = (caller, until)
+        lock.unlock()
+    }
+
+    func removeAll() {
+        lock.lock()
+        entries.removeAll()
+        lock.unlock()
+    }
 }
