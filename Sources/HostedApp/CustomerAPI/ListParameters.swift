@@ -9,7 +9,8 @@ struct ListParameters {
     var startingAfter: ObjectID?
 
     /// `noun` names the cursor's kind in its error ("a verification id").
-    init(_ request: Request, known: Set<String>, cursor kind: ObjectID.Kind, noun: String, errors: inout [FieldError]) {
+    /// A nil `kind` leaves `starting_after` to the caller (a list whose ids are not ObjectIDs).
+    init(_ request: Request, known: Set<String>, cursor kind: ObjectID.Kind?, noun: String, errors: inout [FieldError]) {
         for parameter in request.query where !known.contains(parameter.name) {
             errors.append(FieldError(field: parameter.name, message: "is not a known parameter"))
         }
@@ -17,7 +18,7 @@ struct ListParameters {
             if let value = Int(raw), (1...100).contains(value) { limit = value }
             else { errors.append(FieldError(field: "limit", message: "must be 1 to 100")) }
         }
-        if let raw = request.queryValue("starting_after") {
+        if let kind, let raw = request.queryValue("starting_after") {
             startingAfter = ObjectID(kind, parsing: raw)
             if startingAfter == nil { errors.append(FieldError(field: "starting_after", message: "must be \(noun)")) }
         }

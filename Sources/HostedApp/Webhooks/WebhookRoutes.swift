@@ -74,9 +74,8 @@ struct WebhookRoutes {
             let endpoint = try endpoint(context, account)
             var errors: [FieldError] = []
             // Deliveries have their own ids (whd_ and 32 hex digits), not an ObjectID kind.
-            var page = ListParameters(request, known: ["limit", "starting_after"], cursor: .event, noun: "", errors: &errors)
-            errors.removeAll { $0.field == "starting_after" }
-            page.startingAfter = nil
+            let page = ListParameters(request, known: ["limit", "starting_after"], cursor: nil, noun: "a webhook delivery id",
+                                      errors: &errors)
             let cursor = request.queryValue("starting_after")
             if let cursor, !Self.isDeliveryID(cursor) {
                 errors.append(FieldError(field: "starting_after", message: "must be a webhook delivery id"))

@@ -15,6 +15,11 @@ public struct EventStore: Sendable {
 
     static let columns = "id, account_id, verification_id, sequence, type, actor_type, actor_id, data, created_at, previous_hash, hash"
 
+    /// `columns`, each qualified by a table alias (`e.id, e.account_id, …`), for joins.
+    static func columns(of alias: String) -> String {
+        columns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+    }
+
     /// Inserts sealed events on `connection`, inside the transaction of the change that made
     /// them, and queues each event's webhook messages there too (`status` is the verification's
     /// after the change): on PostgreSQL the trigger on `events` does (migration 0011), on SQLite

@@ -65,13 +65,7 @@ public struct WebhookStore: Sendable {
     public func update(accountID: ObjectID, id: ObjectID, at time: Date,
                        _ change: (inout WebhookEndpoint) throws -> Void) throws -> WebhookEndpoint {
         try database.transaction { connection in
-            let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
-            guard let row = try connection.query("""
-                SELECT \(unsafeSQL: Self.endpointColumns) FROM webhook_endpoints
-                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
-                """).first
-            else { throw DomainError.notFound(what: "webhook endpoint") }
-            let before = try Self.endpoint(from: row)
+            let before = try lockedEndpoint(accountID: accountID, id: id, on: connection)
             var endpoint = before
             try change(&endpoint)
             if endpoint.status == .enabled { endpoint.disabledReason = nil }
@@ -89,6 +83,18 @@ public struct WebhookStore: Sendable {
             }
             return endpoint
         }
+    }
+
+    /// The account's endpoint, its row locked for the caller's transaction (PostgreSQL; SQLite
+    /// has one writer); `notFound` when there is none.
+    private func lockedEndpoint(accountID: ObjectID, id: ObjectID, on connection: DatabaseConnection) throws -> WebhookEndpoint {
+        let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
+        guard let row = try connection.query("""
+            SELECT \(unsafeSQL: Self.endpointColumns) FROM webhook_endpoints
+            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
+            """).first
+        else { throw DomainError.notFound(what: "webhook endpoint") }
+        return try Self.endpoint(from: row)
     }
 
     /// Deletes an endpoint, its filter and its deliveries; false when there was none.
@@ -190,15 +196,9 @@ public struct WebhookStore: Sendable {
     public func recover(accountID: ObjectID, endpointID: ObjectID, since: Date, at time: Date,
                         payload: (Event, VerificationStatus) -> String) throws -> Int {
         try database.transaction { connection in
-            let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
-            guard let row = try connection.query("""
-                SELECT \(unsafeSQL: Self.endpointColumns) FROM webhook_endpoints
-                WHERE id = \(endpointID.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
-                """).first
-            else { throw DomainError.notFound(what: "webhook endpoint") }
-            let endpoint = try Self.endpoint(from: row)
+            let endpoint = try lockedEndpoint(accountID: accountID, id: endpointID, on: connection)
             let rows = try connection.query("""
-                SELECT \(unsafeSQL: EventStore.columns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
+                SELECT \(unsafeSQL: EventStore.columns(of: "e")),
                        COALESCE(e.status, v.status) AS verification_status,
                        (SELECT max(d.attempt) FROM webhook_deliveries d WHERE d.endpoint_id = \(endpointID.rawValue) AND d.event_id = e.id) AS last_attempt
                 FROM events e JOIN verifications v ON v.id = e.verification_id
