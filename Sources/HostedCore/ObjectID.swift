@@ -11,6 +11,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         case message = "msg"
         case event = "evt"
         case webhookEndpoint = "we"
+        case `operator` = "op"
+        case reviewNote = "note"
+        case operatorEvent = "oev"
     }
 
     public let kind: Kind

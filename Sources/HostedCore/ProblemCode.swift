@@ -29,6 +29,14 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case signinRequired = "signin_required"
     case originMismatch = "origin_mismatch"
     case codeInvalid = "code_invalid"
+    // The operator console
+    case consoleSigninFailed = "console_signin_failed"
+    case consoleSigninRequired = "console_signin_required"
+    case setupLinkInvalid = "setup_link_invalid"
+    case passwordNotAllowed = "password_not_allowed"
+    case operatorRoleRequired = "operator_role_required"
+    case operatorExists = "operator_exists"
+    case approvalAlreadyRecorded = "approval_already_recorded"
     // Webhooks
     case webhookURLNotAllowed = "webhook_url_not_allowed"
     case webhookEndpointDisabled = "webhook_endpoint_disabled"

@@ -81,6 +81,10 @@ public struct Verification: Equatable, Sendable {
     public let redactAfterSeconds: Int64?
     /// When the retention sweep redacts it (set on reaching a terminal state with a retention).
     public internal(set) var redactAt: Date?
+    /// Approvals a decision needs (the workflow's `review`, pinned at creation): 1, or 2 for four eyes.
+    public let approvalsRequired: Int
+    /// Who has approved so far without deciding (`EventActor.reference`), in order.
+    public internal(set) var approvals: [String]
     /// Events the status machine recorded and the store has not written yet (written in the
     /// transaction of the change, then cleared).
     public internal(set) var unwrittenEvents: [EventDraft] = []
@@ -90,7 +94,7 @@ public struct Verification: Equatable, Sendable {
                 steps: [StepState], createdAt: Date, updatedAt: Date, submittedAt: Date? = nil,
                 decidedAt: Date? = nil, decisionReason: String? = nil, revision: Int64 = 1,
                 expiresAt: Date? = nil, expiredReason: String? = nil, lastStep: String? = nil, redactedAt: Date? = nil,
-                redactAfterSeconds: Int64? = nil, redactAt: Date? = nil) {
+                redactAfterSeconds: Int64? = nil, redactAt: Date? = nil, approvalsRequired: Int = 1, approvals: [String] = []) {
         self.id = id
         self.accountID = accountID
         self.userID = userID
@@ -113,6 +117,8 @@ public struct Verification: Equatable, Sendable {
         self.redactedAt = redactedAt
         self.redactAfterSeconds = redactAfterSeconds
         self.redactAt = redactAt
+        self.approvalsRequired = approvalsRequired
+        self.approvals = approvals
     }
 
     /// Nil once redacted.

@@ -38,9 +38,10 @@ public struct Workflow: Equatable, Sendable {
     public let steps: [WorkflowStep]
     public let createdAt: Date
     public let lifecycle: WorkflowLifecycle
+    public let review: WorkflowReview
 
     public init(accountID: ObjectID, key: String, name: String, version: Int, steps: [WorkflowStep], createdAt: Date,
-                lifecycle: WorkflowLifecycle = WorkflowLifecycle()) {
+                lifecycle: WorkflowLifecycle = WorkflowLifecycle(), review: WorkflowReview = WorkflowReview()) {
         self.accountID = accountID
         self.key = key
         self.name = name
@@ -48,6 +49,7 @@ public struct Workflow: Equatable, Sendable {
         self.steps = steps
         self.createdAt = createdAt
         self.lifecycle = lifecycle
+        self.review = review
     }
 
     /// Documents DigiLocker can return.

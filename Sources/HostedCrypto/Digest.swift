@@ -34,6 +34,22 @@ public enum Digest {
         return Array(out.prefix(Int(length)))
     }
 
+    /// HMAC-SHA-1: only for TOTP (RFC 6238 fixes the hash authenticator apps use).
+    public static func hmacSHA1(key: [UInt8], message: some Collection<UInt8>) -> [UInt8] {
+        let input = Array(message)
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let result = key.withUnsafeBufferPointer { keyBuf in
+            input.withUnsafeBufferPointer { inBuf in
+                out.withUnsafeMutableBufferPointer { outBuf in
+                    HMAC(EVP_sha1(), keyBuf.baseAddress, Int32(keyBuf.count), inBuf.baseAddress, inBuf.count, outBuf.baseAddress, &length)
+                }
+            }
+        }
+        precondition(result != nil, "OpenSSL HMAC failed")  // only on allocation failure
+        return Array(out.prefix(Int(length)))
+    }
+
     /// Compares in time that depends only on the length, never on where the inputs differ.
     public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

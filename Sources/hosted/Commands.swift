@@ -20,6 +20,7 @@ enum Commands {
           keys revoke KEY_ID          revoke an API key at once
           return-urls list|add|remove --account ID …   an account's registered return URLs
           workflows list|show --account ID [KEY]       an account's workflows
+          operators create|list|disable|reset …        console operators (create prints a setup URL)
           audit verify [--account ID] recompute every event chain; names the first broken event (exit 1)
           outbox [--to NUMBER]        dev SMS outbox: messages that would have been sent, newest first
 
@@ -82,6 +83,7 @@ enum Commands {
             case "return-urls": return try returnURLs(rest, environment)
             case "workflows": return try workflows(rest, environment)
             case "audit": return try audit(rest, environment)
+            case "operators": return try operators(rest, environment)
             default:
                 printError("unknown command \(command)\n\n\(overview)")
                 return 64

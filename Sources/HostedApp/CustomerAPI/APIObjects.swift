@@ -25,9 +25,14 @@ enum APIObjects {
         let created_at: String?
         let expires_after_seconds: Int64
         let retention: Retention?
+        let review: Review
 
         struct Retention: Encodable {
             let redact_after_seconds: Int64
+        }
+
+        struct Review: Encodable {
+            let approvals_required: Int
         }
 
         init(_ workflow: Workflow) {
@@ -38,6 +43,7 @@ enum APIObjects {
             created_at = timestamp(workflow.createdAt)
             expires_after_seconds = workflow.lifecycle.expiresAfterSeconds
             retention = workflow.lifecycle.redactAfterSeconds.map(Retention.init)
+            review = Review(approvals_required: workflow.review.approvalsRequired)
         }
     }
 

@@ -7,12 +7,12 @@ import HostedStorage
 /// what the customer does with a submitted verification.
 struct DecisionRoutes {
     let guards: APIGuards
+    let decisions: DecisionService
     let verifications: VerificationStore
     let artifacts: ArtifactStore
-    let clock: any WallClock
     let respond: @Sendable (Verification, Int) throws -> Response
 
-    static let maximumReasonLength = 500
+    static let maximumReasonLength = DecisionService.maximumReasonLength
 
     func register(in routes: inout Router.Builder) {
         routes.add("POST", "/v1/verifications/{id}/decision", guards.idempotent { request, context, account in
@@ -27,10 +27,8 @@ struct DecisionRoutes {
                 body.addError("reason", "must be at most \(Self.maximumReasonLength) characters")
             }
             try body.finish()
-            let now = clock.now()
-            let decided = try verifications.update(accountID: account.id, id: id, at: now) { verification in
-                try verification.apply(.decided(approved: decision == "approved", reason: reason), at: now, by: try context.apiActor())
-            }
+            let (decided, _) = try decisions.decide(accountID: account.id, id: id, approved: decision == "approved",
+                                                    reason: reason, by: try context.apiActor())
             return try respond(decided, 200)
         })
         routes.add("GET", "/v1/verifications/{id}/artifacts/{artifact}", guards.authenticated { _, context, account in

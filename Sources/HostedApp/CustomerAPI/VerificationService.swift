@@ -46,7 +46,8 @@ struct VerificationService: Sendable {
             metadata: input.metadata ?? [:], steps: workflow.steps.map { StepState(id: $0.id, type: $0.type) },
             createdAt: now, updatedAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(workflow.lifecycle.expiresAfterSeconds)),
-            redactAfterSeconds: workflow.lifecycle.redactAfterSeconds)
+            redactAfterSeconds: workflow.lifecycle.redactAfterSeconds,
+            approvalsRequired: workflow.review.approvalsRequired)
         try verification.apply(.created, at: now, by: actor)
         return try verifications.createOrFetchOpen(verification)
     }

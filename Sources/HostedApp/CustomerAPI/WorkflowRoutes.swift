@@ -22,12 +22,14 @@ struct WorkflowRoutes {
             let steps = body.objects("steps", as: StepInput.self, fields: StepInput.fields)
             let expiresAfter = body.int("expires_after_seconds")
             let redactAfter = body.int("retention", member: "redact_after_seconds")
+            let approvals = body.int("review", member: "approvals_required")
             try body.finish()
             let valid = try Workflow.validate(key: key, name: name, steps: steps)
             let lifecycle = try WorkflowLifecycle.validate(expiresAfterSeconds: expiresAfter.map(Int64.init),
                                                            redactAfterSeconds: redactAfter.map(Int64.init), devMode: devMode)
+            let review = try WorkflowReview.validate(approvalsRequired: approvals)
             let workflow = try workflows.createVersion(accountID: account.id, key: valid.key, name: valid.name,
-                                                       steps: valid.steps, lifecycle: lifecycle, at: clock.now())
+                                                       steps: valid.steps, lifecycle: lifecycle, review: review, at: clock.now())
             return try .json(APIObjects.WorkflowBody(workflow), status: 201)
         })
         routes.add("GET", "/v1/workflows/{key}", guards.authenticated { _, context, account in

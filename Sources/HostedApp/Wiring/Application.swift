@@ -13,6 +13,8 @@ public struct Application: Sendable {
     public let database: any Database
     public let migrator: Migrator
     public let accounts: AccountService
+    /// Operators of the console (the `hosted operators` commands use it).
+    public let console: ConsoleService
     public let responder: any HTTPResponder
     public let log: any ServerLog
     let longPoll: LongPoll
@@ -149,10 +151,22 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         }
     }
     digiLockerRoutes.registerCallback(in: &routes)
+    let reviewNotes = ReviewNoteStore(database: database)
+    let decisions = DecisionService(verifications: verifications, notes: reviewNotes, clock: clock, random: random)
     routes.group(apiKeys) { routes in
-        DecisionRoutes(guards: guards, verifications: verifications, artifacts: artifacts, clock: clock,
+        DecisionRoutes(guards: guards, decisions: decisions, verifications: verifications, artifacts: artifacts,
                        respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
     }
+    // The operator console: its own session cookie, and the same decision rules as the API.
+    let operatorStore = OperatorStore(database: database)
+    let console = ConsoleService(operators: operatorStore, secretKey: secretKey, publicURL: configuration.publicURL,
+                                 clock: clock, random: random)
+    ConsoleRoutes(console: console,
+                  review: ConsoleReview(verifications: verifications, workflows: workflows, artifacts: artifacts, events: events,
+                                        notes: reviewNotes, operators: operatorStore,
+                                        thumbnails: try VipsImageNormalizer(maximumEdge: 960, quality: 80)),
+                  decisions: decisions, files: files, publicDirectory: configuration.publicDirectory,
+                  publicURL: configuration.publicURL).register(in: &routes)
     let webhookStore = WebhookStore(database: database)
     let resolver: any HostResolver = if configuration.devMode, let file = configuration.webhookHostsFile {
         HostsFileResolver(path: file)
@@ -179,7 +193,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         }
     }
     let router = routes.build()
-    return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts,
+    return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts, console: console,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
                        changes: changes, background: background, webhooks: webhooks)
 }

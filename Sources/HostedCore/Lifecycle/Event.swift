@@ -40,6 +40,9 @@ public struct EventActor: Equatable, Sendable {
     public static let journey = EventActor(.journey)
     public static let system = EventActor(.system)
     public static func apiKey(_ id: ObjectID) -> EventActor { EventActor(.apiKey, id: id.rawValue) }
+
+    /// One text for one actor (`operator:op_…`), as a verification's approvals list them.
+    public var reference: String { id.map { "\(kind.rawValue):\($0)" } ?? kind.rawValue }
 }
 
 /// A value in an event's `data`. Events carry no personal data: step ids, statuses, reason

@@ -23,8 +23,11 @@ public enum VerificationEvent: Equatable, Sendable {
     case stepCompleted(stepID: String)
     /// The user submitted every completed step.
     case submitted
-    /// An approval or a rejection of a submitted verification.
+    /// An approval or a rejection of a submitted verification. With four eyes, the first
+    /// approval is recorded (a `review_note`) and the verification stays submitted.
     case decided(approved: Bool, reason: String?)
+    /// A reviewer looked at it or wrote a note, without deciding.
+    case reviewed(ReviewAction)
     /// The customer canceled it.
     case canceled
     /// Its time ran out before it was submitted.
@@ -83,6 +86,20 @@ extension Verification {
                 throw .conflict(detail: "Only a submitted verification can be decided; this one is \(status.rawValue).",
                                 code: .verificationNotSubmitted)
             }
+            if approved {
+                // Four eyes: nobody's approval counts twice, and each one short of the
+                // requirement is recorded without deciding.
+                guard !approvals.contains(actor.reference) else {
+                    throw .conflict(detail: "You have already approved this verification; another reviewer must approve it too.",
+                                    code: .approvalAlreadyRecorded)
+                }
+                if approvals.count + 1 < approvalsRequired {
+                    approvals.append(actor.reference)
+                    record(.reviewNote, actor, ["kind": .string("approval"), "approvals": .integer(Int64(approvals.count)),
+                                                "approvals_required": .integer(Int64(approvalsRequired))])
+                    return
+                }
+            }
             status = approved ? .approved : .rejected
             decisionReason = reason
             decidedAt = time
@@ -91,6 +108,9 @@ extension Verification {
             // keeps it only when it is a reason code (`document_blurry`), never prose.
             if !approved { data["reason"] = reason.flatMap(Self.reasonCode).map(EventValue.string) ?? .null }
             record(approved ? .approved : .rejected, actor, data)
+        case .reviewed(let action):
+            // Changes nothing about the verification: the event is the record.
+            record(.reviewNote, actor, ["kind": .string(action.rawValue)])
         case .canceled:
             if status == .canceled { return }
             guard status.isOpen else { throw Self.closed(status, action: "canceled") }

@@ -34,4 +34,24 @@ public struct ArtifactStore: Sendable {
         }
         return (try row.string("content_type"), try row.blob("content"))
     }
+
+    /// What is known about an artifact without its bytes.
+    public struct Summary: Equatable, Sendable {
+        public let id: String
+        public let stepID: String
+        public let contentType: String
+        public let createdAt: Date
+        public let redacted: Bool
+    }
+
+    /// The verification's artifacts, oldest first, without their bytes.
+    public func list(verificationID: ObjectID) throws -> [Summary] {
+        try database.query("""
+            SELECT id, step_id, content_type, created_at, redacted_at FROM artifacts
+            WHERE verification_id = \(verificationID.rawValue) ORDER BY created_at, id
+            """).map {
+            Summary(id: try $0.string("id"), stepID: try $0.string("step_id"), contentType: try $0.string("content_type"),
+                    createdAt: try $0.date("created_at"), redacted: try $0.optionalInt("redacted_at") != nil)
+        }
+    }
 }

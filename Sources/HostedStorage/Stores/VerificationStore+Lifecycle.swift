@@ -6,7 +6,7 @@ extension VerificationStore {
     /// Erases the verification's personal data at once, in one transaction with its
     /// `verification.redacted` event: the row's user id, mobile number and metadata; every
     /// artifact's bytes (photos, the profile form, DigiLocker documents); its sign-in code, queued
-    /// and dev-outbox messages; and stored idempotent replies that show it. Repeating it changes
+    /// and dev-outbox messages; reviewers' notes; and stored idempotent replies that show it. Repeating it changes
     /// nothing. On SQLite (`secure_delete` on every connection) the WAL is then checkpointed and
     /// truncated, so the erased values are in neither file.
     public func redact(accountID: ObjectID, id: ObjectID, at time: Date, by actor: EventActor) throws -> Verification {
@@ -19,6 +19,8 @@ extension VerificationStore {
                 WHERE verification_id = \(id.rawValue) AND redacted_at IS NULL
                 """)
             try connection.query("DELETE FROM otp_codes WHERE verification_id = \(id.rawValue)")
+            // Reviewers' internal notes are free text about the person.
+            try connection.query("DELETE FROM review_notes WHERE verification_id = \(id.rawValue)")
             try connection.query("DELETE FROM sms_queue WHERE verification_id = \(id.rawValue)")
             if !mobile.isEmpty {
                 try connection.query("DELETE FROM sms_outbox WHERE to_number = \(mobile)")

@@ -22,7 +22,7 @@ public struct VerificationStore: Sendable {
     static let columns = """
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
         created_at, updated_at, submitted_at, decided_at, decision, revision, decision_reason,
-        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at
+        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
@@ -181,6 +181,7 @@ public struct VerificationStore: Sendable {
                 UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
                     updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
                     expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
+                    approvals = \(try JSONColumn.encode(verification.approvals)),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
                 WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
                 """
@@ -220,7 +221,8 @@ public struct VerificationStore: Sendable {
          .text(try JSONColumn.encode(v.metadata)), .text(try JSONColumn.encode(v.steps)), .date(v.createdAt),
          .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .optionalText(v.decision), .integer(v.revision),
          .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
-         .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt)]
+         .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
+         .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals))]
     }
 
     static func verification(from row: Row) throws -> Verification {
@@ -242,6 +244,8 @@ public struct VerificationStore: Sendable {
             revision: try row.int("revision"),
             expiresAt: try row.optionalDate("expires_at"), expiredReason: try row.optionalString("expired_reason"),
             lastStep: try row.optionalString("last_step"), redactedAt: try row.optionalDate("redacted_at"),
-            redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"))
+            redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"),
+            approvalsRequired: Int(try row.int("approvals_required")),
+            approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals"))
     }
 }

@@ -11,7 +11,8 @@ public struct WorkflowStore: Sendable {
 
     /// Stores a new version of `key` (1 for a new key) and returns it.
     public func createVersion(accountID: ObjectID, key: String, name: String, steps: [WorkflowStep],
-                              lifecycle: WorkflowLifecycle = WorkflowLifecycle(), at time: Date) throws -> Workflow {
+                              lifecycle: WorkflowLifecycle = WorkflowLifecycle(), review: WorkflowReview = WorkflowReview(),
+                              at time: Date) throws -> Workflow {
         // Two concurrent posts of one key race for the same version number; the primary key
         // refuses the loser, which simply takes the next number.
         for _ in 0..<5 {
@@ -21,9 +22,9 @@ public struct WorkflowStore: Sendable {
                         "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key)")
                     let version = Int(try current.first?.int("v") ?? 0) + 1
                     try connection.query(
-                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds))")
+                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds, approvals_required) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds), \(Int64(review.approvalsRequired)))")
                     return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time,
-                                    lifecycle: lifecycle)
+                                    lifecycle: lifecycle, review: review)
                 }
             } catch DatabaseError.uniqueViolation {
                 continue
@@ -62,7 +63,8 @@ public struct WorkflowStore: Sendable {
                  steps: try StepsCache.shared.steps(try row.string("steps")),
                  createdAt: try row.date("created_at"),
                  lifecycle: WorkflowLifecycle(expiresAfterSeconds: try row.optionalInt("expires_after_seconds") ?? WorkflowLifecycle.defaultExpiresAfterSeconds,
-                                              redactAfterSeconds: try row.optionalInt("redact_after_seconds")))
+                                              redactAfterSeconds: try row.optionalInt("redact_after_seconds")),
+                 review: WorkflowReview(approvalsRequired: Int(try row.optionalInt("approvals_required") ?? 1)))
     }
 }
 

@@ -1,0 +1,59 @@
+import Foundation
+import HostedCore
+import HostedHTTP
+
+/// A console call: the console session cookie must be live; its operator goes into the context.
+/// Checked in the header phase too, so a body is read only for a live session.
+struct ConsoleSessionAuthentication: Middleware {
+    let console: ConsoleService
+    /// Admin-only routes (managing operators).
+    var adminOnly = false
+
+    static let cookieName = "hosted_console"
+
+    func admit(_ request: Request, context: inout RequestContext) throws {
+        context[SignedInOperator.self] = try signedIn(request)
+    }
+
+    func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {
+        var context = context
+        context[SignedInOperator.self] = try signedIn(request)
+        return try next(request, context)
+    }
+
+    private func signedIn(_ request: Request) throws -> Operator {
+        guard let op = try console.session(token: request.cookie(Self.cookieName)) else { throw Self.signInRequired }
+        if adminOnly && op.role != .admin {
+            throw Problem(status: 403, code: .operatorRoleRequired, title: "Forbidden", detail: "Only an admin can manage operators.")
+        }
+        return op
+    }
+
+    static let signInRequired = Problem(status: 401, code: .consoleSigninRequired, title: "Unauthorized",
+                                        detail: "Sign in to the console to continue.")
+}
+
+enum SignedInOperator: ContextKey {
+    typealias Value = Operator
+}
+
+extension RequestContext {
+    /// The signed-in operator; `console_signin_required` outside `ConsoleSessionAuthentication`.
+    func signedInOperator() throws -> Operator {
+        guard let op = self[SignedInOperator.self] else { throw ConsoleSessionAuthentication.signInRequired }
+        return op
+    }
+}
+
+/// The console's cookie: no script reads it, never sent from another site (`SameSite=Strict`:
+/// the console is never the target of a cross-site navigation that needs it), only under
+/// `/console`, `Secure` when the public URL is https.
+struct ConsoleCookie: Sendable {
+    let publicURL: URL
+
+    func session(_ value: String, maxAge: Int) -> String {
+        var cookie = "\(ConsoleSessionAuthentication.cookieName)=\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+        if publicURL.scheme == "https" { cookie += "; Secure" }
+        return cookie
+    }
+}
