@@ -3,7 +3,8 @@ import HostedCore
 
 // The small readers of client-sent strings: MobileNumber.normalized, ObjectID(_:parsing:) for
 // every kind, ProfileForm.validate, Account.validateName, the presented API key, bearer secret
-// and one-time code, Base64URL.decode and VerificationRules.isValidUserID.
+// and one-time code, Base64URL.decode and VerificationRules.isValidUserID; and the console's:
+// OperatorRules.normalizedEmail, TOTP.presented, PasswordPolicy.problem, ReviewNoteRules.validated.
 //
 // Input: lines. Line 1 is the text every reader gets (and the profile's full name); line 2 the
 // date of birth; line 3 "today" (default 2026-11-29).
@@ -44,6 +45,21 @@ func fuzzIdentifiers(_ bytes: [UInt8]) {
         fuzzCheck(Base64URL.decode(Base64URL.encode(decoded)) == decoded, "base64url round trip failed for \(text)")
     }
     _ = VerificationRules.isValidUserID(text)
+
+    if let email = OperatorRules.normalizedEmail(text) {
+        fuzzCheck(OperatorRules.normalizedEmail(email) == email && email.utf8.count <= 254 && email.contains("@"),
+                  "email normalizing is not idempotent: \(email)")
+    }
+    if let code = TOTP.presented(text) {
+        fuzzCheck(code.utf8.count == TOTP.digits && code.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }, "TOTP code \(code)")
+    }
+    if PasswordPolicy.problem(with: text, email: lines.count > 1 ? lines[1] : "a@b.in") == nil {
+        fuzzCheck((PasswordPolicy.minimumLength...PasswordPolicy.maximumLength).contains(text.unicodeScalars.count),
+                  "password of a refused length accepted")
+    }
+    if let note = ReviewNoteRules.validated(text) {
+        fuzzCheck(!note.isEmpty && note.count <= ReviewNoteRules.maximumLength, "note accepted: \(note.count)")
+    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
