@@ -14,6 +14,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         case `operator` = "op"
         case reviewNote = "note"
         case operatorEvent = "oev"
+        case continuation = "cnt"
     }
 
     public let kind: Kind

@@ -29,6 +29,9 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case signinRequired = "signin_required"
     case originMismatch = "origin_mismatch"
     case codeInvalid = "code_invalid"
+    // Continuing on another device
+    case continuationInvalid = "continuation_invalid"
+    case continuationFailed = "continuation_failed"
     // The operator console
     case consoleSigninFailed = "console_signin_failed"
     case consoleSigninRequired = "console_signin_required"

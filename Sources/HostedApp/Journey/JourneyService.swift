@@ -133,7 +133,7 @@ struct JourneyService: Sendable {
         let workflow = try workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
                                               version: verification.workflowVersion)
         let returnURL = try returnURLs.stillRegistered(session.returnURL ?? verification.returnURL, accountID: verification.accountID)
-        return JourneyState(verification, returnURL: returnURL, workflow: workflow)
+        return JourneyState(verification, returnURL: returnURL, workflow: workflow, continued: session.continued)
     }
 
     /// Where the page sends the user after submit: the visit's (or the verification's) return

@@ -9,6 +9,8 @@ struct JourneyState: Encodable {
     let workflow: String
     let steps: [JourneyStep]
     let return_url: String?
+    /// This device continued a journey begun on another one: after submit it sends the user back there.
+    let continued: Bool
 
     /// A step with the options the page needs to render it.
     struct JourneyStep: Encodable {
@@ -22,7 +24,7 @@ struct JourneyState: Encodable {
         let artifacts: [String]
     }
 
-    init(_ v: Verification, returnURL: String?, workflow pinned: Workflow?) {
+    init(_ v: Verification, returnURL: String?, workflow pinned: Workflow?, continued: Bool = false) {
         verification_id = v.id.rawValue
         status = v.status.rawValue
         workflow = v.workflowKey
@@ -33,6 +35,7 @@ struct JourneyState: Encodable {
                                completed_at: APIObjects.timestamp(state.completedAt), min: bounds?.lowerBound,
                                max: bounds?.upperBound, documents: definition?.documents, artifacts: state.artifacts)
         }
-        return_url = returnURL
+        return_url = continued ? nil : returnURL
+        self.continued = continued
     }
 }

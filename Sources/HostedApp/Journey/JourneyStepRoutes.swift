@@ -41,7 +41,8 @@ struct JourneyStepRoutes {
         routes.add("POST", "/j/{id}/api/submit") { request, context in
             let (session, verification) = try context.journey()
             let submitted = try service.submit(verification)
-            let redirect = try service.redirect(after: submitted, visitReturnURL: session.returnURL)
+            // A second device goes back to the first, which goes on to the return URL.
+            let redirect = session.continued ? nil : try service.redirect(after: submitted, visitReturnURL: session.returnURL)
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
         }
     }

@@ -161,12 +161,12 @@ struct SignInService: Sendable {
     // MARK: Sessions
 
     /// A fresh session token at every sign-in; the first sign-in moves the verification to `in_progress`.
-    private func startSession(verificationID: ObjectID, returnURL: String?, method: SignInMethod) throws -> BearerSecret? {
+    func startSession(verificationID: ObjectID, returnURL: String?, method: SignInMethod) throws -> BearerSecret? {
         guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else { return nil }
         let now = clock.now()
         let token = BearerSecret(using: random)
         try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: returnURL,
-                                at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime))
+                                at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime), method: method)
         _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current in
             try current.apply(.signedIn(method: method), at: now, by: .journey)
         }

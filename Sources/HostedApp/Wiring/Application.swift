@@ -144,11 +144,19 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                    provider: digiLocker.map(DigiLockerProvider.init), key: secretKey, clock: clock, random: random),
         log: log, cookies: cookies, publicURL: configuration.publicURL)
     // Signed-in journey calls: a body (an 8 MB photo) is read only from the page's origin with a live session.
+    let continuations = ContinuationRoutes(
+        service: ContinuationService(store: ContinuationStore(database: database), signIn: signIn, journey: journeyService,
+                                     verifications: verifications, rateLimits: rateLimits, smsBox: smsBox,
+                                     publicURL: configuration.publicURL, clock: clock, random: random,
+                                     messageQueued: { background.nudge() }),
+        longPoll: longPoll, cookies: cookies)
     routes.group(SameOrigin(publicURL: configuration.publicURL)) { routes in
         routes.group(JourneySessionAuthentication(signIn: signIn)) { routes in
             JourneyStepRoutes(service: journeyService).register(in: &routes)
             digiLockerRoutes.registerStart(in: &routes)
+            continuations.registerSignedIn(in: &routes)
         }
+        continuations.registerOpen(in: &routes)
     }
     digiLockerRoutes.registerCallback(in: &routes)
     let reviewNotes = ReviewNoteStore(database: database)

@@ -28,6 +28,12 @@ public enum VerificationEvent: Equatable, Sendable {
     case decided(approved: Bool, reason: String?)
     /// A reviewer looked at it or wrote a note, without deciding.
     case reviewed(ReviewAction)
+    /// The user asked to continue on another device (a new link and number).
+    case continuationCreated
+    /// The other device picked the right number (its sign-in follows as `signedIn(.continuation)`).
+    case continuationMatched
+    /// The other device picked a wrong number: the link is burned.
+    case continuationFailed
     /// The customer canceled it.
     case canceled
     /// Its time ran out before it was submitted.
@@ -111,6 +117,14 @@ extension Verification {
         case .reviewed(let action):
             // Changes nothing about the verification: the event is the record.
             record(.reviewNote, actor, ["kind": .string(action.rawValue)])
+        case .continuationCreated, .continuationMatched, .continuationFailed:
+            guard status.isEditable else { throw Self.closed(status, action: "continued") }
+            let type: EventType = switch event {
+            case .continuationCreated: .continuationCreated
+            case .continuationMatched: .continuationMatched
+            default: .continuationFailed
+            }
+            record(type, actor, type == .continuationFailed ? ["reason": .string("wrong_number")] : [:])
         case .canceled:
             if status == .canceled { return }
             guard status.isOpen else { throw Self.closed(status, action: "canceled") }

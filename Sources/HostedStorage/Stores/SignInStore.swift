@@ -50,26 +50,30 @@ public struct SignInStore: Sendable {
 
     // MARK: Sessions
 
-    public func insertSession(tokenHash: String, verificationID: ObjectID, returnURL: String?, at time: Date, expiresAt: Date) throws {
+    public func insertSession(tokenHash: String, verificationID: ObjectID, returnURL: String?, at time: Date, expiresAt: Date,
+                              method: SignInMethod? = nil) throws {
         try database.query("""
-            INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at)
-            VALUES (\(tokenHash), \(verificationID.rawValue), \(returnURL), \(time), \(expiresAt))
+            INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at, method)
+            VALUES (\(tokenHash), \(verificationID.rawValue), \(returnURL), \(time), \(expiresAt), \(method?.rawValue))
             """)
     }
 
-    /// A live session: its verification and the visit's return URL.
+    /// A live session: its verification, the visit's return URL, and whether it is a second
+    /// device's (it began by continuation).
     public struct Session: Equatable, Sendable {
         public let verificationID: ObjectID
         public let returnURL: String?
+        public var continued: Bool = false
     }
 
     public func session(tokenHash: String, verificationID: ObjectID, at time: Date) throws -> Session? {
         let rows = try database.query("""
-            SELECT return_url FROM journey_sessions
+            SELECT return_url, method FROM journey_sessions
             WHERE token_hash = \(tokenHash) AND verification_id = \(verificationID.rawValue) AND revoked_at IS NULL AND expires_at > \(time)
             """)
         guard let row = rows.first else { return nil }
-        return Session(verificationID: verificationID, returnURL: try row.optionalString("return_url"))
+        return Session(verificationID: verificationID, returnURL: try row.optionalString("return_url"),
+                       continued: try row.optionalString("method") == SignInMethod.continuation.rawValue)
     }
 
     public func endSession(tokenHash: String, at time: Date) throws {
