@@ -1,0 +1,43 @@
+// The header's signed-in part: who is signed in, the console's navigation, and signing out.
+import { call } from "./api.js";
+import { h } from "./dom.js";
+import { roleName } from "./format.js";
+import { consoleHref } from "./links.js";
+import { strings } from "./strings.js";
+
+function navLink(testid, href, text, current) {
+  return h("li", {}, h("a", { href, dataset: { testid }, "aria-current": current ? "page" : null }, text));
+}
+
+async function signOut(button) {
+  button.disabled = true;
+  await call("POST", "/signout");
+  // Whatever the answer, the console starts again from its front page (signed out by then,
+  // or showing the sign-in screen if the session had already gone).
+  location.assign(consoleHref("/console"));
+}
+
+/** Shows `operator` ({email, role}) as signed in; `page` (queue, detail, operators) is current. */
+export function renderHeader(operator, page) {
+  const links = [navLink("nav-queue", consoleHref("/console"), strings.header.queue, page === "queue")];
+  if (operator.role === "admin") {
+    links.push(navLink("nav-operators", consoleHref("/console/operators"), strings.header.operators, page === "operators"));
+  }
+  const signout = h("button", { type: "button", className: "secondary small", dataset: { testid: "signout" } }, strings.header.signout);
+  signout.addEventListener("click", () => signOut(signout));
+  document.getElementById("session-area").replaceChildren(
+    h("nav", { className: "console-nav", "aria-label": strings.header.navLabel }, h("ul", {}, links)),
+    h("div", { className: "who" },
+      h("p", {},
+        h("span", { className: "visually-hidden" }, `${strings.header.signedInAs} `),
+        h("span", { className: "who-email", dataset: { testid: "operator-email" } }, operator.email || ""),
+        " ",
+        h("span", { className: "role", dataset: { testid: "operator-role", role: operator.role || "" } }, roleName(operator.role))),
+      signout),
+  );
+}
+
+/** Signed out: no navigation, no name, no sign-out button. */
+export function clearHeader() {
+  document.getElementById("session-area").replaceChildren();
+}
