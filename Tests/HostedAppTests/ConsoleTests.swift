@@ -432,6 +432,29 @@ import Testing
         #expect(!stored.contains(text: "Distinctive-note-7781"))
         #expect(!stored.contains(text: "Second-note-5512"))
         #expect((f.json(f.get("/console/api/verifications/\(id)", cookie: cookie))["notes"] as? [Any])?.isEmpty == true)
+        // No note can bring personal data back afterwards.
+        #expect(f.post("/console/api/verifications/\(id)/notes", #"{"note":"Late-note-3391"}"#, cookie: cookie).status == 409)
+        #expect(!(try f.app.storedBytes()).contains(text: "Late-note-3391"))
+    }
+
+    @Test(arguments: Store.allCases)
+    func signInAttemptsAreLimitedPerAddressAndEndedSessionsArePruned(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let statuses = (0..<22).map { index in
+            f.post("/console/api/session", #"{"email":"nobody\#(index)@acme.example","password":"x","code":"000000"}"#).status
+        }
+        #expect(statuses.prefix(20).allSatisfy { $0 == 401 })
+        #expect(statuses.suffix(2).allSatisfy { $0 == 429 })
+        f.clock.advance(by: 15 * 60)
+        try f.activeOperator("ana@acme.example")
+        #expect(f.signIn("ana@acme.example") != nil)
+        let count: () throws -> Int64? = { try f.app.application.database.query("SELECT COUNT(*) AS n FROM console_sessions").first?.int("n") }
+        #expect(try count() == 1)
+        f.clock.advance(by: 14 * 3600)
+        f.app.application.runBackgroundWork()
+        #expect(try count() == 0)
     }
 }
 

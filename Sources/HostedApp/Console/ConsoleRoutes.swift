@@ -14,6 +14,7 @@ struct ConsoleRoutes {
     let files: StaticFiles
     let publicDirectory: URL
     let publicURL: URL
+    let trustedProxies: TrustedProxies
 
     /// No script but the console's own, no framing, no referrer, no camera.
     static let pageHeaders: [(String, String)] = [
@@ -77,7 +78,8 @@ struct ConsoleRoutes {
             let password = body.string("password", required: true)
             let code = body.string("code", required: true)
             try body.finish()
-            let (op, token) = try console.signIn(email: email, password: password, code: code)
+            let (op, token) = try console.signIn(email: email, password: password, code: code,
+                                                 clientAddress: trustedProxies.clientAddress(of: request))
             var response = try Response.json(SignedIn(operator: OperatorView(op)))
             response.headers.add("Set-Cookie", cookie.session(token.value, maxAge: Int(OperatorRules.absoluteTimeoutSeconds)))
             response.headers.add("Cache-Control", "no-store")

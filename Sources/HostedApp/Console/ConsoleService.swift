@@ -9,6 +9,8 @@ import HostedStorage
 /// sign-in with email + password + code, sessions, disabling.
 public struct ConsoleService: Sendable {
     let operators: OperatorStore
+    /// Sign-in attempts per client address (the lockout is per operator).
+    let rateLimits: RateLimitStore?
     let hasher: PasswordHasher
     /// Seals TOTP seeds (bound to the operator's id).
     let box: SecretBox
@@ -16,14 +18,19 @@ public struct ConsoleService: Sendable {
     let clock: any WallClock
     let random: any RandomSource
 
-    init(operators: OperatorStore, secretKey: SecretKey, publicURL: URL, clock: any WallClock, random: any RandomSource) {
+    init(operators: OperatorStore, rateLimits: RateLimitStore? = nil, secretKey: SecretKey, publicURL: URL, clock: any WallClock,
+         random: any RandomSource) {
         self.operators = operators
+        self.rateLimits = rateLimits
         self.hasher = PasswordHasher(random: random)
         self.box = SecretBox.derive(from: secretKey.bytes(), label: "hosted/totp-seeds/v1")
         self.publicURL = publicURL
         self.clock = clock
         self.random = random
     }
+
+    /// Sign-in attempts from one address: 20 at once, then one per 30 seconds.
+    static let addressLimit = (name: "console-signin", interval: 30.0, burst: 20)
 
     /// The issuer authenticator apps show beside the code.
     static let issuer = "Hosted"
@@ -140,8 +147,16 @@ public struct ConsoleService: Sendable {
 
     /// Email + password + TOTP code. Every failure is the same error, whatever failed; an
     /// unknown email costs one Argon2id verification like a wrong password.
-    func signIn(email: String?, password: String?, code: String?) throws -> (Operator, BearerSecret) {
+    func signIn(email: String?, password: String?, code: String?, clientAddress: String = "") throws -> (Operator, BearerSecret) {
         let now = clock.now()
+        if let rateLimits {
+            let budget = try rateLimits.take(bucket: "\(Self.addressLimit.name):\(clientAddress)", at: now,
+                                             interval: Self.addressLimit.interval, burst: Self.addressLimit.burst)
+            guard budget.allowed else {
+                throw DomainError.rateLimited(detail: "Too many sign-in attempts from this address. Please wait.",
+                                              retryAfterSeconds: budget.retryAfterSeconds)
+            }
+        }
         guard let email = email.flatMap(OperatorRules.normalizedEmail),
               let credentials = try operators.beginSignIn(email: email, at: now)
         else {

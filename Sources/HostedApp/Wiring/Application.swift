@@ -167,14 +167,14 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     }
     // The operator console: its own session cookie, and the same decision rules as the API.
     let operatorStore = OperatorStore(database: database)
-    let console = ConsoleService(operators: operatorStore, secretKey: secretKey, publicURL: configuration.publicURL,
+    let console = ConsoleService(operators: operatorStore, rateLimits: rateLimits, secretKey: secretKey, publicURL: configuration.publicURL,
                                  clock: clock, random: random)
     ConsoleRoutes(console: console,
                   review: ConsoleReview(verifications: verifications, workflows: workflows, artifacts: artifacts, events: events,
                                         notes: reviewNotes, operators: operatorStore,
                                         thumbnails: try VipsImageNormalizer(maximumEdge: 960, quality: 80)),
                   decisions: decisions, files: files, publicDirectory: configuration.publicDirectory,
-                  publicURL: configuration.publicURL).register(in: &routes)
+                  publicURL: configuration.publicURL, trustedProxies: TrustedProxies(configuration.trustedProxies)).register(in: &routes)
     let webhookStore = WebhookStore(database: database)
     let resolver: any HostResolver = if configuration.devMode, let file = configuration.webhookHostsFile {
         HostsFileResolver(path: file)

@@ -115,6 +115,10 @@ extension Verification {
             if !approved { data["reason"] = reason.flatMap(Self.reasonCode).map(EventValue.string) ?? .null }
             record(approved ? .approved : .rejected, actor, data)
         case .reviewed(let action):
+            // A note is personal data about the user: none is added once that data is erased.
+            if action == .note, redactedAt != nil {
+                throw .conflict(detail: "This verification was redacted; notes can no longer be added.", code: .verificationClosed)
+            }
             // Changes nothing about the verification: the event is the record.
             record(.reviewNote, actor, ["kind": .string(action.rawValue)])
         case .continuationCreated, .continuationMatched, .continuationFailed:

@@ -23,6 +23,9 @@ public struct PruningStore: Sendable {
             ("otp_codes", "DELETE FROM otp_codes WHERE used_at IS NOT NULL OR expires_at < \(now) RETURNING 1 AS n"),
             ("handoffs", "DELETE FROM handoffs WHERE expires_at < \(dayAgo) RETURNING 1 AS n"),
             ("journey_sessions", "DELETE FROM journey_sessions WHERE expires_at < \(dayAgo) OR revoked_at < \(dayAgo) RETURNING 1 AS n"),
+            // Console sessions end 12 hours after sign-in at the latest.
+            ("console_sessions", "DELETE FROM console_sessions WHERE created_at < \(now - 13 * 3_600_000) OR revoked_at < \(dayAgo) RETURNING 1 AS n"),
+            ("continuations", "DELETE FROM continuations WHERE expires_at < \(dayAgo) RETURNING 1 AS n"),
             ("digilocker_states", "DELETE FROM digilocker_states WHERE expires_at < \(now) RETURNING 1 AS n"),
             ("digilocker_sim_codes", "DELETE FROM digilocker_sim_codes WHERE expires_at < \(now) RETURNING 1 AS n"),
             ("digilocker_sim_tokens", "DELETE FROM digilocker_sim_tokens WHERE expires_at < \(now) RETURNING 1 AS n"),

@@ -29,7 +29,7 @@ export default {
     setupCodeLabel: "6-digit code from the app",
     setupSubmit: "Finish setup",
     setupDoneTitle: "Your account is ready",
-    setupDoneText: "Sign in with your email, your new password and a code from your authenticator app.",
+    setupDoneText: "Sign in with your email, your new password and a code from your authenticator app. Each code works once: wait for the next code to appear before you sign in.",
     setupDoneLink: "Go to sign-in",
     errorTitle: "Something went wrong",
     backToQueue: "Go to the queue",
