@@ -139,6 +139,35 @@ extension MultiProcessLiveTests {
         #expect(statuses.filter { $0 == 401 }.count == 99)
     }
 
+    @Test func thirtyParallelOpensOfOneContinuationAcrossTwoProcesses_oneDeviceWins() throws {
+        guard Store.postgres.isAvailable else { return }
+        let pair = try Pair()
+        defer { pair.stop() }
+        let id = try verification(pair, user: "continuer")
+        let minted = try RawHTTPConnection(port: pair.servers[1].port).request(
+            "POST", "/v1/verifications/\(id)/handoffs", headers: pair.auth, body: Array("{}".utf8))
+        let url = try #require((try JSONSerialization.jsonObject(with: Data(minted.body)) as? [String: Any])?["url"] as? String)
+        let origin = ["Origin": "http://127.0.0.1:8080", "Content-Type": "application/json"]
+        let session = try RawHTTPConnection(port: pair.servers[0].port).request(
+            "POST", "/j/\(id)/api/session", headers: origin,
+            body: Array(#"{"handoff":"\#(url.split(separator: "#")[1].dropFirst("handoff=".count))"}"#.utf8))
+        let cookie = try #require(session.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
+        let created = try RawHTTPConnection(port: pair.servers[1].port).request(
+            "POST", "/j/\(id)/api/continuations", headers: origin.merging(["Cookie": cookie]) { $1 })
+        #expect(created.status == 201)
+        let link = try #require((try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["url"] as? String)
+        let secret = String(link.split(separator: "#")[1].dropFirst("continue=".count))
+        let statuses = try burst(pair, count: 30, path: "/j/\(id)/api/continuations/open", body: #"{"secret":"\#(secret)"}"#)
+        #expect(statuses.count == 30)
+        #expect(statuses.filter { $0 == 200 }.count == 1)
+        #expect(statuses.filter { $0 == 401 }.count == 29)
+        // Neither process wrote the secret (or the handoff's) to its log.
+        for server in pair.servers {
+            #expect(!server.log.contains(secret))
+            #expect(!server.log.contains(String(url.split(separator: "#")[1].dropFirst("handoff=".count))))
+        }
+    }
+
     @Test func twentyParallelWrongCodes_atMostFiveCounted_thenTheRightCodeFails() throws {
         guard Store.postgres.isAvailable else { return }
         let pair = try Pair(devMode: true)
