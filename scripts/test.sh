@@ -120,5 +120,5 @@ fi
 # (Steps are never called in an `||` context, so `set -e` stays in force inside
 # them; the EXIT trap prints the summary whatever happens.)
 trap 'summary $?' EXIT
-step setup bash scripts/setup-debian.sh
+step setup bash scripts/setup-debian.sh prometheus
 bash scripts/with-postgres.sh bash scripts/test.sh --under-postgres

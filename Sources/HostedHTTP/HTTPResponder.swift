@@ -52,9 +52,13 @@ public protocol HTTPResponder: Sendable {
     /// unknown route, no credentials, wrong origin), or returns the largest body accepted.
     /// The context it leaves is the one `respond` gets for this request.
     func admit(_ request: Request, context: inout RequestContext) throws -> Int
+    /// The pattern of the route that answers this method and path (`/v1/verifications/{id}`),
+    /// for metrics; nil when none does.
+    func routePattern(method: String, path: String) -> String?
 }
 
 extension HTTPResponder {
+    public func routePattern(method: String, path: String) -> String? { nil }
     public func bodyLimit(method: String, path: String) -> Int { Router.defaultBodyLimit }
     public func admit(_ request: Request, context: inout RequestContext) throws -> Int {
         bodyLimit(method: request.method, path: request.path)

@@ -27,10 +27,15 @@ public final class HTTPServer: @unchecked Sendable {
     public let bodyBudget: BodyBudget
     private let requestIDs = RequestIDs()
 
-    public init(configuration: Configuration, responder: any HTTPResponder, log: any ServerLog = StandardErrorLog()) {
+    /// Requests by route and status, and their latency (nil: not counted).
+    let metrics: Metrics?
+
+    public init(configuration: Configuration, responder: any HTTPResponder, log: any ServerLog = StandardErrorLog(),
+                metrics: Metrics? = nil) {
         self.configuration = configuration
         self.responder = responder
         self.log = log
+        self.metrics = metrics
         self.bodyBudget = BodyBudget(capacity: configuration.maximumBufferedBytes)
     }
 
@@ -327,6 +332,10 @@ public final class HTTPServer: @unchecked Sendable {
                                   method: exchange.request.method, path: exchange.request.path,
                                   status: response.status, bytes: response.body.count,
                                   durationMilliseconds: (elapsed * 1000).rounded() / 1000))
+        if let metrics {
+            let route = responder.routePattern(method: exchange.request.method, path: exchange.request.path) ?? "unmatched"
+            metrics.request(route: route, method: exchange.request.method, status: response.status, seconds: elapsed / 1000)
+        }
         return result
     }
 

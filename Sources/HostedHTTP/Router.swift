@@ -68,15 +68,22 @@ public struct Router: HTTPResponder {
     /// Every route as (method, pattern), e.g. ("GET", "/v1/verifications/{id}"): for checking the
     /// router against the API document.
     public var table: [(method: String, pattern: String)] {
-        routes.map { route in
-            (route.method, "/" + route.segments.map { segment in
-                switch segment {
-                case .literal(let text): text
-                case .parameter(let name): "{\(name)}"
-                case .rest(let name): "{\(name)...}"
-                }
-            }.joined(separator: "/"))
-        }
+        routes.map { route in (route.method, Self.pattern(route.segments)) }
+    }
+
+    static func pattern(_ segments: [Segment]) -> String {
+        "/" + segments.map { segment in
+            switch segment {
+            case .literal(let text): text
+            case .parameter(let name): "{\(name)}"
+            case .rest(let name): "{\(name)...}"
+            }
+        }.joined(separator: "/")
+    }
+
+    public func routePattern(method: String, path: String) -> String? {
+        if case .found(let route, _) = match(method: method, path: path) { return Self.pattern(route.segments) }
+        return nil
     }
 
     /// The result of matching a path.

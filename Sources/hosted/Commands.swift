@@ -124,13 +124,17 @@ enum Commands {
             return source
         }
         try server.start()
+        let metricsServer = application.makeMetricsServer()
+        try metricsServer?.start()
         application.startBackgroundWork()
         printError("hosted: serving on http://\(Configuration.ListenAddress(host: configuration.listen.host, port: server.port))"
                    + " public URL \(configuration.publicURL.absoluteString), database \(configuration.database.redacted)"
-                   + (configuration.devMode ? ", dev mode ON" : ""))
+                   + (configuration.devMode ? ", dev mode ON" : "")
+                   + (metricsServer.map { s in ", metrics on http://\(Configuration.ListenAddress(host: configuration.metricsListen!.host, port: s.port))/metrics" } ?? ""))
         stop.wait()
         printError("hosted: stopping; letting requests in flight finish")
         server.shutdown(gracePeriod: 10, beforeDraining: application.releaseWaiters)
+        metricsServer?.shutdown(gracePeriod: 1, beforeDraining: {})
         signals.forEach { $0.cancel() }
         application.close()
         printError("hosted: stopped")

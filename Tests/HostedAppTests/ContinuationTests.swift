@@ -20,9 +20,9 @@ import Testing
         let id: String
         let desktop: String
 
-        init(_ store: Store) throws {
+        init(_ store: Store, devMode: Bool = false) throws {
             clock = ManualClock(Date())
-            app = try TestApplication(store: store, clock: clock)
+            app = try TestApplication(store: store, clock: clock) { $0.devMode = devMode }
             let created = try app.application.accounts.createAccount(name: "Acme")
             auth = [("Authorization", "Bearer \(created.secret.value)")]
             _ = app.request("POST", "/v1/return_urls", headers: auth, body: #"{"url":"https://app.example.com/done"}"#)
@@ -192,8 +192,10 @@ import Testing
         #expect(f.app.request("POST", "/j/\(f.id)/api/continuations",
                               headers: [("Cookie", "hosted_session=\(f.desktop)"), ("Origin", "https://evil.example")]).status == 403)
         let (secret, number) = f.link()
+        // Outside dev mode without an SMS relay, texting is refused rather than silently dropped.
         let sms = f.journey("POST", "/continuations/sms", body: #"{"secret":"\#(secret)"}"#, cookies: ["hosted_session": f.desktop])
-        #expect(sms.status == 202)
+        #expect(sms.status == 503)
+        #expect(f.app.json(sms)["code"] as? String == "sms_unavailable")
         #expect(f.journey("POST", "/continuations/sms", body: #"{"secret":"\#(String(repeating: "A", count: 43))"}"#,
                           cookies: ["hosted_session": f.desktop]).status == 401)
         let phone = f.open(secret)
@@ -205,6 +207,21 @@ import Testing
         #expect(!stored.contains(text: secret))
         #expect(!stored.contains(text: phone.claim ?? "-"))
         #expect(!stored.contains(text: session))
+    }
+
+    @Test(arguments: Store.allCases)
+    func theLinkIsTextedToTheVerificationsOwnNumber(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store, devMode: true)
+        defer { f.close() }
+        let (secret, _) = f.link()
+        let body = #"{"secret":"\#(secret)"}"#
+        let statuses = (0..<4).map { _ in f.journey("POST", "/continuations/sms", body: body, cookies: ["hosted_session": f.desktop]).status }
+        #expect(statuses == [202, 202, 202, 429])
+        f.app.application.runBackgroundWork()
+        let outbox = f.app.json(f.app.request("GET", "/dev/outbox?to=%2B919876543210"))["data"] as? [[String: Any]] ?? []
+        #expect(outbox.count == 3)
+        #expect((outbox.first?["body"] as? String)?.hasSuffix("/j/\(f.id)#continue=\(secret)") == true)
     }
 
     @Test func numbersAndOptionsAreUniformAndDistinct() {

@@ -14,6 +14,8 @@ struct ContinuationService: Sendable {
     let journey: JourneyService
     let verifications: VerificationStore
     let rateLimits: RateLimitStore
+    /// Texts go through it (in dev mode, the outbox); unconfigured, texting is refused.
+    let sender: any SMSSender
     let smsBox: SecretBox
     let publicURL: URL
     let clock: any WallClock
@@ -54,6 +56,10 @@ struct ContinuationService: Sendable {
         guard let secret = BearerSecret(presented: secretText),
               try store.isPending(secretHash: Digest.sha256Hex(secret.value), verificationID: verification.id, at: clock.now())
         else { throw Self.invalid }
+        guard sender.isConfigured else {
+            throw DomainError.unavailable(detail: "Texting is not available just now; scan the code instead.", code: .smsUnavailable,
+                                          retryAfterSeconds: 60)
+        }
         let now = clock.now()
         let budget = try rateLimits.take(bucket: "\(Self.smsLimit.name):\(verification.id.rawValue)", at: now,
                                          interval: Self.smsLimit.interval, burst: Self.smsLimit.burst)
@@ -78,6 +84,8 @@ struct ContinuationService: Sendable {
         guard let opened = try store.open(secretHash: Digest.sha256Hex(secret.value), verificationID: verificationID,
                                           claimHash: Digest.sha256Hex(claim.value), at: clock.now())
         else { throw Self.invalid }
+        // Wakes the first device's long-poll: its page can say the phone is choosing.
+        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: clock.now()) { _ in }
         return (ContinuationRules.options(including: opened.number, using: random), claim)
     }
 

@@ -81,6 +81,13 @@ final class LongPoll: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + .seconds(seconds)) { self.finish(waiter, with: waiter.timeout) }
     }
 
+    /// Long-polls waiting now.
+    var waiting: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiters.values.reduce(0) { $0 + $1.count }
+    }
+
     /// Answers every waiter now with its timeout answer (server shutdown), and refuses new ones.
     func closeAll() {
         lock.lock()

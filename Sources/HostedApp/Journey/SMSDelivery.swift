@@ -13,6 +13,8 @@ struct SMSDelivery: Sendable {
     let box: SecretBox
     let clock: any WallClock
     let log: any ServerLog
+    /// Sends by result.
+    var metrics: Metrics? = nil
 
     /// A code is good for 10 minutes; three tries within the first minute are worth making.
     static let retryDelays: [TimeInterval] = [5, 20]
@@ -50,13 +52,16 @@ struct SMSDelivery: Sendable {
             else {
                 // Sealed under another key (rotated) or damaged: it can never be sent.
                 log.error("sms \(queued.id) for \(queued.verificationID): cannot be opened; dropped", requestID: nil)
+                count("dropped")
                 try queue.remove(id: queued.id)
                 return
             }
             do {
                 try sender.send(to: message.to, body: message.body)
+                count("sent")
                 try queue.remove(id: queued.id)
             } catch {
+                count("failed")
                 if queued.attempts > Self.retryDelays.count {
                     // The page offers "send again" after its cooldown; the user asks for a new code.
                     log.error("sms \(queued.id) for \(queued.verificationID): given up after \(queued.attempts) attempts: \(error)",
@@ -71,5 +76,10 @@ struct SMSDelivery: Sendable {
             // The queue itself failed; the lease runs out and the message is tried again.
             log.error("sms \(queued.id): queue update failed: \(error)", requestID: nil)
         }
+    }
+
+    private func count(_ result: String) {
+        metrics?.increment("hosted_sms_sends_total", help: "SMS send attempts, by result (sent, failed, dropped).",
+                           labels: [("result", result)])
     }
 }

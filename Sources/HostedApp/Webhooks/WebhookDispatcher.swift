@@ -36,8 +36,12 @@ final class WebhookDispatcher: @unchecked Sendable {
     private let workers = DispatchQueue(label: "hosted.webhooks", attributes: .concurrent)
     private let finished = DispatchGroup()
 
+    /// Attempts by result.
+    let metrics: Metrics?
+
     init(service: WebhookService, client: PinnedHTTPClient, schedule: RetrySchedule, log: any ServerLog,
-         maximumInFlight: Int = 16, perEndpoint: Int = 4) {
+         maximumInFlight: Int = 16, perEndpoint: Int = 4, metrics: Metrics? = nil) {
+        self.metrics = metrics
         self.service = service
         self.client = client
         self.schedule = schedule
@@ -168,6 +172,9 @@ final class WebhookDispatcher: @unchecked Sendable {
             }
         }
         let error = outcome.error ?? (succeeded ? nil : outcome.status.map { "HTTP \($0)" })
+        metrics?.increment("hosted_webhook_attempts_total", help: "Webhook delivery attempts, by result and the receiver's status class.",
+                           labels: [("result", succeeded ? "succeeded" : "failed"),
+                                    ("status_class", outcome.status.map { "\($0 / 100)xx" } ?? "none")])
         let result = WebhookStore.Result(succeeded: succeeded, responseStatus: outcome.status, error: error,
                                          durationMilliseconds: elapsed, nextAttemptAt: next, disable: disable)
         do {

@@ -13,6 +13,8 @@ public struct Application: Sendable {
     public let database: any Database
     public let migrator: Migrator
     public let accounts: AccountService
+    /// What `GET /metrics` shows.
+    public let metrics: Metrics
     /// Operators of the console (the `hosted operators` commands use it).
     public let console: ConsoleService
     public let responder: any HTTPResponder
@@ -58,7 +60,15 @@ public struct Application: Sendable {
                                         connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
                                         connectionsPerAddress: configuration.connectionsPerAddress,
                                         maximumBufferedBytes: configuration.maximumBufferedBytes),
-                   responder: responder, log: log)
+                   responder: responder, log: log, metrics: metrics)
+    }
+
+    /// The server of `GET /metrics` on `HOSTED_METRICS_LISTEN`, if it is set.
+    public func makeMetricsServer() -> HTTPServer? {
+        guard let address = configuration.metricsListen else { return nil }
+        return HTTPServer(configuration: .init(host: address.host, port: address.port, threads: 2, connectionTimeoutSeconds: 15,
+                                               connectionsPerAddress: 16, maximumBufferedBytes: 1 << 20),
+                          responder: ServiceMetrics.responder(metrics), log: log)
     }
 }
 
@@ -78,6 +88,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     case .sqlite: LocalChangeFeed()
     }
     let longPoll = LongPoll(feed: changes, limitPerOwner: configuration.maximumLongPolls)
+    let metrics = Metrics()
+    ServiceMetrics.registerGauges(metrics, database: database, longPoll: longPoll, clock: clock)
     let guards = APIGuards(idempotency: IdempotencyStore(database: database), clock: clock)
     let policy = ReturnURLPolicy(devMode: configuration.devMode)
     let workflows = WorkflowStore(database: database)
@@ -97,7 +109,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let rateLimits = RateLimitStore(database: database)
     let smsBox = SecretBox.derive(from: secretKey.bytes(), label: "hosted/sms-queue/v1")
     let background = BackgroundWork(
-        sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: smsBox, clock: clock, log: log),
+        sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: smsBox, clock: clock, log: log, metrics: metrics),
         verifications: verifications, pruning: PruningStore(database: database), clock: clock, log: log,
         sweepInterval: configuration.sweepIntervalSeconds)
     let signIn = SignInService(store: signInStore, verifications: verifications, workflows: workflows, returnURLs: returnURLs, policy: policy,
@@ -146,7 +158,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     // Signed-in journey calls: a body (an 8 MB photo) is read only from the page's origin with a live session.
     let continuations = ContinuationRoutes(
         service: ContinuationService(store: ContinuationStore(database: database), signIn: signIn, journey: journeyService,
-                                     verifications: verifications, rateLimits: rateLimits, smsBox: smsBox,
+                                     verifications: verifications, rateLimits: rateLimits, sender: sender, smsBox: smsBox,
                                      publicURL: configuration.publicURL, clock: clock, random: random,
                                      messageQueued: { background.nudge() }),
         longPoll: longPoll, cookies: cookies)
@@ -187,7 +199,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                         clock: clock, random: random)
     let webhooks = WebhookDispatcher(service: webhookService,
                                      client: PinnedHTTPClient(timeout: configuration.webhookTimeoutSeconds, devMode: configuration.devMode),
-                                     schedule: configuration.webhookRetrySchedule, log: log)
+                                     schedule: configuration.webhookRetrySchedule, log: log, metrics: metrics)
     changes.subscribe { key in
         if key == nil || key == WebhookStore.wakeKey { webhooks.nudge() }
     }
@@ -201,7 +213,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         }
     }
     let router = routes.build()
-    return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts, console: console,
+    return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts, metrics: metrics,
+                       console: console,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
                        changes: changes, background: background, webhooks: webhooks)
 }

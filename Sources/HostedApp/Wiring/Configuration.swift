@@ -57,6 +57,9 @@ public struct Configuration: Sendable {
     /// `HOSTED_MAX_LONG_POLLS`; default 64 long-polls waiting at once per API key and as many
     /// per client address; one more is refused with 429.
     public var maximumLongPolls = 64
+    /// `HOSTED_METRICS_LISTEN` / `--metrics-listen`: where `GET /metrics` is served (its own
+    /// address, never the public one); off when unset.
+    public var metricsListen: ListenAddress?
     /// `HOSTED_SWEEP_INTERVAL`; default every 30 seconds the background work runs the lifecycle
     /// sweeps: expiry, retention, pruning of internal tables.
     public var sweepIntervalSeconds: TimeInterval = 30
@@ -194,6 +197,11 @@ public struct Configuration: Sendable {
         case "HOSTED_WEBHOOK_HOSTS_FILE":
             guard !value.isEmpty else { throw Invalid(description: "\(name) must be a file path") }
             webhookHostsFile = value
+        case "HOSTED_METRICS_LISTEN":
+            guard let address = ListenAddress(value) else {
+                throw Invalid(description: "\(name) must be ADDRESS:PORT, e.g. 127.0.0.1:9090")
+            }
+            metricsListen = address
         case "HOSTED_MAX_LONG_POLLS":
             guard let limit = Int(value), (1...100_000).contains(limit) else { throw Invalid(description: "\(name) must be 1…100000") }
             maximumLongPolls = limit

@@ -8,6 +8,8 @@ struct ErrorBoundary: HTTPResponder {
     let next: any HTTPResponder
     let log: any ServerLog
 
+    func routePattern(method: String, path: String) -> String? { next.routePattern(method: method, path: path) }
+
     func respond(to request: Request, context: RequestContext) throws -> Reply {
         let reply: Reply
         do {

@@ -14,6 +14,8 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
     private let lock = NSLock()
     private var idle: [Connection] = []
     private let acquireTimeout: DispatchTimeInterval
+    private var inUse = 0
+    private var waiting = 0
 
     init(size: Int, acquireTimeout: DispatchTimeInterval = .seconds(10),
          open: @escaping () throws(DatabaseError) -> Connection) {
@@ -27,10 +29,16 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
     /// use. A connection lost *while* `body` runs is not retried here: a statement that was sent
     /// may have been applied (only `transaction` knows when a loss proves nothing committed).
     func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        count(waiting: 1)
         guard slots.wait(timeout: .now() + acquireTimeout) == .success else {
+            count(waiting: -1)
             throw DatabaseError.busy
         }
-        defer { slots.signal() }
+        count(waiting: -1, inUse: 1)
+        defer {
+            count(inUse: -1)
+            slots.signal()
+        }
         let connection = try checkOut()
         do {
             let result = try body(connection)
@@ -43,6 +51,20 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
             checkIn(connection)
             throw error
         }
+    }
+
+    /// (size, connections in use, callers waiting for one), for metrics.
+    var statistics: PoolStatistics {
+        lock.lock()
+        defer { lock.unlock() }
+        return PoolStatistics(size: size, inUse: inUse, waiting: waiting)
+    }
+
+    private func count(waiting waitingChange: Int = 0, inUse inUseChange: Int = 0) {
+        lock.lock()
+        waiting += waitingChange
+        inUse += inUseChange
+        lock.unlock()
     }
 
     private func checkOut() throws(DatabaseError) -> Connection {

@@ -42,6 +42,16 @@ public protocol Database: Sendable {
 
     /// Closes every pooled connection.
     func close()
+
+    /// How the connection pool is used right now.
+    var poolStatistics: PoolStatistics { get }
+}
+
+/// A connection pool's use at one moment.
+public struct PoolStatistics: Sendable, Equatable {
+    public let size: Int
+    public let inUse: Int
+    public let waiting: Int
 }
 
 extension Database {

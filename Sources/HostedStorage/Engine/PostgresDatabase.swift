@@ -21,4 +21,6 @@ public final class PostgresDatabase: Database {
     }
 
     public func close() { pool.closeAll() }
+
+    public var poolStatistics: PoolStatistics { pool.statistics }
 }

@@ -29,4 +29,6 @@ public final class SQLiteDatabase: Database {
     }
 
     public func close() { pool.closeAll() }
+
+    public var poolStatistics: PoolStatistics { pool.statistics }
 }
