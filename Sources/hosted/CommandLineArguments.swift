@@ -21,6 +21,7 @@ struct CommandLineArguments {
         ("--max-buffered-bytes", "HOSTED_MAX_BUFFERED_BYTES", "request bodies held at once, all connections (default 67108864)"),
         ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
         ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between lifecycle sweeps: expiry, retention, pruning (default 30)"),
+        ("--shutdown-delay", "HOSTED_SHUTDOWN_DELAY", "seconds to keep serving after SIGTERM with /readyz at 503 (default 0)"),
         ("--metrics-listen", "HOSTED_METRICS_LISTEN", "address and port of GET /metrics (Prometheus text; off by default)"),
         ("--max-long-polls", "HOSTED_MAX_LONG_POLLS", "long-polls waiting at once per account and per address (default 64)"),
         ("--webhook-retry-schedule", "HOSTED_WEBHOOK_RETRY_SCHEDULE",

@@ -132,6 +132,11 @@ enum Commands {
                    + (configuration.devMode ? ", dev mode ON" : "")
                    + (metricsServer.map { s in ", metrics on http://\(Configuration.ListenAddress(host: configuration.metricsListen!.host, port: s.port))/metrics" } ?? ""))
         stop.wait()
+        application.beginDraining()
+        if configuration.shutdownDelaySeconds > 0 {
+            printError("hosted: draining: /readyz answers 503 for \(Int(configuration.shutdownDelaySeconds)) s before stopping")
+            Thread.sleep(forTimeInterval: configuration.shutdownDelaySeconds)
+        }
         printError("hosted: stopping; letting requests in flight finish")
         server.shutdown(gracePeriod: 10, beforeDraining: application.releaseWaiters)
         metricsServer?.shutdown(gracePeriod: 1, beforeDraining: {})

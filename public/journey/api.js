@@ -31,9 +31,11 @@ function result(status, body, retryAfter = null) {
   };
 }
 
-/** Sends `body` (if any) as JSON to `path`; resolves to a result. */
-export async function call(method, path, body) {
+/** Sends `body` (if any) as JSON to `path`; resolves to a result. `signal` (an AbortSignal)
+ *  drops the call, which then resolves as a failed network (status 0). */
+export async function call(method, path, body, signal) {
   const options = { method, headers: {}, credentials: "same-origin", cache: "no-store" };
+  if (signal) options.signal = signal;
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);

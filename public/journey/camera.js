@@ -35,6 +35,19 @@ export async function startCamera(video, facingMode) {
   }
 }
 
+/** False when this device shows no camera at all: no way to list the devices, or none listed
+ *  (which a browser may answer before any permission). True when the list cannot be read:
+ *  the photo step then finds out for itself, and offers the file input. */
+export async function cameraAvailable() {
+  const devices = navigator.mediaDevices;
+  if (!devices || !devices.enumerateDevices) return false;
+  try {
+    return (await devices.enumerateDevices()).some((device) => device.kind === "videoinput");
+  } catch {
+    return true;
+  }
+}
+
 /** False once the stream has ended, e.g. after the app went to the background. */
 export function cameraLive() {
   return Boolean(current && current.active);

@@ -1,9 +1,10 @@
-// The end of the journey: submitted, or closed (approved, rejected, canceled, expired).
+// The end of the journey: submitted, or closed (approved, rejected, canceled, expired). A device
+// that continued a journey begun on another one sends the user back there.
 import { setMessage } from "./dom.js";
 import { show } from "./screens.js";
 import { strings } from "./strings.js";
 
-export function renderDone(status) {
+export function renderDone(status, continued = false) {
   const submitted = status === "submitted";
   const expired = status === "expired";
   const title = document.getElementById("done-title");
@@ -12,7 +13,7 @@ export function renderDone(status) {
   element.dataset.status = status;
   element.textContent = strings.status[status] || status;
   setMessage(document.getElementById("done-note"),
-             submitted ? strings.done.closeWindow : expired ? strings.done.expiredNote : "");
+             submitted ? (continued ? strings.done.continued : strings.done.closeWindow) : expired ? strings.done.expiredNote : "");
   show(submitted ? "submitted" : "closed");
   title.focus();
 }

@@ -1,9 +1,12 @@
-// The journey page: signs in (handoff first, else mobile + code), then shows the verification's
-// steps while it is open, its outcome after. fragment.js has already taken the handoff secret.
+// The journey page: signs in (handoff first, or a continuation from another device with its
+// number, else mobile + code), then shows the verification's steps while it is open, its
+// outcome after. fragment.js has already taken the handoff or continuation secret.
 import { call } from "./api.js";
 import { stopCamera } from "./camera.js";
 import { setMessage } from "./dom.js";
 import { renderDone } from "./done.js";
+import { stopFollowing } from "./elsewhere.js";
+import { openContinuation, resumeMatch, setUpMatch, showOpened } from "./match.js";
 import { messageFor } from "./messages.js";
 import { show } from "./screens.js";
 import { exchangeHandoff, setUpSignIn } from "./signin.js";
@@ -15,18 +18,28 @@ const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired"];
 
 function render(state, notice, setback) {
   stopCamera();
-  if (OPEN.includes(state.status)) renderJourney(state, actions, notice, setback);
-  else renderDone(state.status);
+  if (OPEN.includes(state.status)) {
+    renderJourney(state, actions, notice, setback);
+  } else {
+    stopFollowing();
+    renderDone(state.status, state.continued === true);
+  }
 }
 
 const actions = { render, reload: (notice) => load(notice) };
 
-/** Without a session a finished verification still shows its outcome; else sign in. */
-async function signedOut() {
+/** Without a session a finished verification still shows its outcome; else sign in, with
+ *  `signinNotice` (why a continuation could not sign this device in) above the form. */
+async function signedOut(signinNotice) {
   stopCamera();
+  stopFollowing();
   const result = await call("GET", "/status");
-  if (result.status === 200 && FINISHED.includes(result.body.status)) renderDone(result.body.status);
-  else show("signin");
+  if (result.status === 200 && FINISHED.includes(result.body.status)) {
+    renderDone(result.body.status);
+  } else {
+    show("signin");
+    if (signinNotice) setMessage(document.getElementById("signin-error"), signinNotice);
+  }
 }
 
 /** Shows why the state could not be loaded, with a retry button; "" hides both. */
@@ -35,13 +48,13 @@ function showLoadFailure(message) {
   document.getElementById("load-retry").hidden = !message;
 }
 
-async function load(notice, setback) {
+async function load(notice, setback, signinNotice) {
   showLoadFailure("");
   const result = await call("GET", "/state");
   if (result.status === 200 && Array.isArray(result.body.steps)) {
     render(result.body, notice, setback);
   } else if (result.code === "signin_required") {
-    await signedOut();
+    await signedOut(signinNotice);
   } else {
     stopCamera();
     show("loading");
@@ -61,28 +74,39 @@ function takeDigilockerSetback() {
   return setback;
 }
 
-function takeHandoffSecret() {
-  const secret = window.hostedHandoff;
-  delete window.hostedHandoff;
+/** fragment.js's `hostedHandoff` or `hostedContinuation`, taken once. */
+function takeSecret(name) {
+  const secret = window[name];
+  delete window[name];
   return secret;
 }
 
-/** A handoff opened on top of the open journey changes only the fragment (no reload, so no
- *  fragment.js): strip it and exchange it here. */
+/** A handoff or continuation opened on top of the open journey changes only the fragment (no
+ *  reload, so no fragment.js): strip it and use it here. */
 function watchForLateHandoffs() {
   window.addEventListener("hashchange", async () => {
-    const secret = new URLSearchParams(location.hash.slice(1)).get("handoff");
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const secret = fragment.get("handoff");
+    const continuation = fragment.get("continue");
     history.replaceState(null, "", location.pathname + location.search);
-    if (!secret) return;
+    if (!secret && !continuation) return;
     stopCamera();
+    stopFollowing();
     show("loading");
+    if (continuation) {
+      await showOpened(await openContinuation(continuation), continuation);
+      return;
+    }
     await exchangeHandoff(secret);
     await load();
   });
 }
 
 async function start() {
-  const secret = takeHandoffSecret();
+  const secret = takeSecret("hostedHandoff");
+  const continuation = takeSecret("hostedContinuation");
+  // Before anything else: this device's claim on the continuation, while the page gets ready.
+  const opened = continuation ? openContinuation(continuation) : null;
   const setback = takeDigilockerSetback();
   const exchanged = secret ? exchangeHandoff(secret) : null;
   const retry = document.getElementById("load-retry");
@@ -95,12 +119,22 @@ async function start() {
   }
   translatePage();
   watchForLateHandoffs();
-  // Back (from DigiLocker, say) through the back/forward cache: the state may have moved on.
-  window.addEventListener("pageshow", (event) => { if (event.persisted) load(); });
+  // Back (from DigiLocker, say) through the back/forward cache: the state may have moved on
+  // (not while choosing a continuation's number: that comes before any state).
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted && document.body.dataset.state !== "match") load();
+  });
   retry.addEventListener("click", () => load());
   show("loading");
   setUpSignIn(show, load);
+  // After the right number the journey goes on as after a handoff; else sign in as usual.
+  setUpMatch(() => load(), (message) => load(message, undefined, message));
   await exchanged;
+  if (opened) {
+    await showOpened(await opened, continuation);
+    return;
+  }
+  if (!secret && resumeMatch()) return;
   await load(undefined, setback);
 }
 

@@ -25,6 +25,19 @@ const calls = {
   load: { offline: () => strings.loadFailed, other: () => strings.loadFailed },
   upload: { payload_too_large: () => strings.capture.tooLarge, image_invalid: () => strings.capture.invalid },
   digilocker: { rate_limited: () => strings.digilocker.tooOften, other: () => strings.digilocker.startFailed },
+  // Continuing on another device: the first device's link and its text message…
+  continuation: { other: () => strings.continuation.createFailed },
+  sms: {
+    rate_limited: (result) => strings.continuation.smsWait(Number(result.retryAfter) || 60),
+    other: () => strings.continuation.smsFailed,
+  },
+  // …and the phone opening the link and picking the number.
+  open: { continuation_invalid: () => strings.continuation.used, other: () => strings.continuation.openFailed },
+  match: {
+    continuation_invalid: () => strings.continuation.used,
+    continuation_failed: () => strings.continuation.wrongPick,
+    other: () => strings.continuation.matchFailed,
+  },
 };
 
 /** Codes after which the page reloads the journey's state (showing messageFor as its notice). */
@@ -47,8 +60,8 @@ function codeOf(result) {
   return result.status === 0 ? "offline" : result.code;
 }
 
-/** The words for a failed call's result; `call` (sendCode, verifyCode, load, upload, digilocker)
- *  picks that call's own words first. */
+/** The words for a failed call's result; `call` (sendCode, verifyCode, load, upload, digilocker,
+ *  continuation, sms, open, match) picks that call's own words first. */
 export function messageFor(result, call) {
   const code = codeOf(result);
   const words = own(calls[call], code) || own(shared, code) || own(calls[call], "other");

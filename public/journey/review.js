@@ -12,8 +12,10 @@ async function submit(ctx, button, error) {
   const result = await call("POST", "/submit");
   if (result.status === 200) {
     // The closing screen first: if an app link takes the user away, this page is left tidy.
-    ctx.actions.render({ status: result.body.status || "submitted" });
-    goTo(result.body.redirect_url);
+    // A phone that continued a journey begun elsewhere stays put (the first device moves on).
+    const continued = ctx.state.continued === true;
+    ctx.actions.render({ status: result.body.status || "submitted", continued });
+    if (!continued) goTo(result.body.redirect_url);
     return;
   }
   button.disabled = false;

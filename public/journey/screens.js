@@ -1,6 +1,9 @@
 // Which screen of the page is showing, mirrored in <body data-state> for tests.
 
-const screens = { loading: "loading", signin: "signin", otp: "otp", step: "steps", submitted: "done", closed: "done" };
+const screens = {
+  loading: "loading", signin: "signin", otp: "otp", step: "steps", submitted: "done", closed: "done",
+  match: "match", elsewhere: "elsewhere",
+};
 
 export function show(state) {
   document.body.dataset.state = state;

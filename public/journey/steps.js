@@ -1,8 +1,9 @@
 // The steps screen: progress, then the first step not yet completed (one step per screen), or
-// the review screen once every step is done.
+// the review screen once every step is done; elsewhere.js adds continuing on another device.
 import { renderPhotos } from "./capture.js";
 import { renderDigilocker } from "./digilocker.js";
 import { errorLine, focusHeading, h, heading, setMessage } from "./dom.js";
+import { offerContinuation } from "./elsewhere.js";
 import { isStale, messageFor } from "./messages.js";
 import { PHOTO_STEPS } from "./photoplan.js";
 import { renderProfile } from "./profile.js";
@@ -75,8 +76,10 @@ export function renderJourney(state, actions, notice, setback) {
   const area = document.getElementById("step-area");
   const noticeLine = errorLine();
   setMessage(noticeLine, notice);
-  area.replaceChildren(noticeLine, current ? stepScreen(ctx) : renderReview(ctx));
+  const screen = current ? stepScreen(ctx) : renderReview(ctx);
+  area.replaceChildren(noticeLine, screen);
   document.getElementById("journey-status").dataset.status = state.status;
   show("step");
   focusHeading(area);
+  offerContinuation(screen, state, actions, current);
 }

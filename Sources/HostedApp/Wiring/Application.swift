@@ -27,6 +27,12 @@ public struct Application: Sendable {
     let background: BackgroundWork
     let webhooks: WebhookDispatcher
 
+    let draining: DrainFlag
+
+    /// Readiness (`/readyz`) answers 503 from now on, while everything else is still served:
+    /// the first step of stopping, so a balancer that checks readiness stops sending here.
+    public func beginDraining() { draining.set() }
+
     /// Answers waiting long-polls at once (call when shutting down).
     public func releaseWaiters() { longPoll.closeAll() }
 
@@ -118,7 +124,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                publicURL: configuration.publicURL, clock: clock, random: random, log: log)
 
     var routes = Router.Builder()
-    HealthRoutes(database: database, migrator: migrator).register(in: &routes)
+    let draining = DrainFlag()
+    HealthRoutes(database: database, migrator: migrator, draining: draining).register(in: &routes)
     AssetRoutes(files: files).register(in: &routes)
     routes.add("GET", "/v1/openapi.yaml") { request, _ in
         try files.response(for: configuration.publicDirectory.appendingPathComponent("openapi.yaml"), request: request)
@@ -216,5 +223,5 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts, metrics: metrics,
                        console: console,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
-                       changes: changes, background: background, webhooks: webhooks)
+                       changes: changes, background: background, webhooks: webhooks, draining: draining)
 }

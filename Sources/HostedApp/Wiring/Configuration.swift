@@ -60,6 +60,10 @@ public struct Configuration: Sendable {
     /// `HOSTED_METRICS_LISTEN` / `--metrics-listen`: where `GET /metrics` is served (its own
     /// address, never the public one); off when unset.
     public var metricsListen: ListenAddress?
+    /// `HOSTED_SHUTDOWN_DELAY`: seconds `serve` keeps serving after SIGTERM with `/readyz`
+    /// answering 503, before it stops accepting connections (for balancers that poll readiness);
+    /// default 0.
+    public var shutdownDelaySeconds: TimeInterval = 0
     /// `HOSTED_SWEEP_INTERVAL`; default every 30 seconds the background work runs the lifecycle
     /// sweeps: expiry, retention, pruning of internal tables.
     public var sweepIntervalSeconds: TimeInterval = 30
@@ -197,6 +201,9 @@ public struct Configuration: Sendable {
         case "HOSTED_WEBHOOK_HOSTS_FILE":
             guard !value.isEmpty else { throw Invalid(description: "\(name) must be a file path") }
             webhookHostsFile = value
+        case "HOSTED_SHUTDOWN_DELAY":
+            guard let seconds = Int(value), (0...120).contains(seconds) else { throw Invalid(description: "\(name) must be 0…120 seconds") }
+            shutdownDelaySeconds = TimeInterval(seconds)
         case "HOSTED_METRICS_LISTEN":
             guard let address = ListenAddress(value) else {
                 throw Invalid(description: "\(name) must be ADDRESS:PORT, e.g. 127.0.0.1:9090")

@@ -1,3 +1,4 @@
+import Foundation
 import HostedHTTP
 import HostedStorage
 
@@ -5,6 +6,8 @@ import HostedStorage
 struct HealthRoutes {
     let database: any Database
     let migrator: Migrator
+    /// Set when the process is going to stop: readiness fails first, so a balancer stops sending.
+    let draining: DrainFlag
 
     private struct Status: Encodable {
         let status: String
@@ -18,6 +21,10 @@ struct HealthRoutes {
     }
 
     private func ready() throws -> Response {
+        guard !draining.isSet else {
+            throw Problem(status: 503, code: .notReady, title: "Service Unavailable",
+                          detail: "This process is shutting down.", headers: [("Retry-After", "1")])
+        }
         let pending: [String]
         do {
             pending = try migrator.pending(database)
@@ -30,5 +37,25 @@ struct HealthRoutes {
                           detail: "\(pending.count) migration(s) are pending; run `hosted migrate`.")
         }
         return try .json(Status(status: "ready"))
+    }
+}
+
+/// A flag set once, read from any thread.
+///
+/// `@unchecked Sendable`: `value` is only touched while holding `lock`.
+final class DrainFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
     }
 }
