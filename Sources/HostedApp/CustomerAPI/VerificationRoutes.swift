@@ -9,7 +9,6 @@ struct VerificationRoutes {
     let guards: APIGuards
     let service: VerificationService
     let store: VerificationStore
-    let rateLimits: RateLimitStore
     let longPoll: LongPoll
     let publicURL: URL
     let clock: any WallClock
@@ -90,14 +89,14 @@ struct VerificationRoutes {
         }
         // Per account and verification, so one account cannot exhaust another's budget. A
         // long-poll counts once, however long it waits.
-        let decision = try rateLimits.take(bucket: "poll:\(account.id.rawValue):\(id.rawValue)", at: clock.now(),
-                                           interval: 1 / pollRate, burst: pollBurst)
+        let (decision, found) = try store.polled(accountID: account.id, id: id, bucket: "poll:\(account.id.rawValue):\(id.rawValue)",
+                                                 at: clock.now(), interval: 1 / pollRate, burst: pollBurst)
         guard decision.allowed else {
             throw DomainError.rateLimited(
                 detail: "Poll one verification at most \(pollRate) time(s) per second (bursts of \(pollBurst)); use ?wait= to long-poll.",
                 retryAfterSeconds: decision.retryAfterSeconds)
         }
-        guard let current = try store.verification(accountID: account.id, id: id) else {
+        guard let current = found else {
             throw DomainError.notFound(what: "verification")
         }
         let presented = request.headers["If-None-Match"]

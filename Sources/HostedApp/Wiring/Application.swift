@@ -135,7 +135,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                                      policy: policy, clock: clock, random: random),
-        store: verifications, rateLimits: rateLimits, longPoll: longPoll,
+        store: verifications, longPoll: longPoll,
         publicURL: configuration.publicURL, clock: clock,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst)
     let apiKeys = APIKeyAuthentication(accounts: accounts)

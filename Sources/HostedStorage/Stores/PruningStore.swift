@@ -30,7 +30,8 @@ public struct PruningStore: Sendable {
             ("digilocker_sim_codes", "DELETE FROM digilocker_sim_codes WHERE expires_at < \(now) RETURNING 1 AS n"),
             ("digilocker_sim_tokens", "DELETE FROM digilocker_sim_tokens WHERE expires_at < \(now) RETURNING 1 AS n"),
         ]
-        var deleted: [String: Int] = ["rate_limits": try RateLimitStore(database: database).prune(before: time)]
+        var deleted: [String: Int] = ["rate_limits": try RateLimitStore(database: database).prune(before: time),
+                                      "poll_limits": try RateLimitStore(database: database, table: .pollLimits).prune(before: time)]
         for (table, statement) in statements {
             deleted[table] = try database.query(statement).count
         }

@@ -4,9 +4,18 @@ import Foundation
 /// algorithm with one "theoretical arrival time" per bucket, updated in a single statement.
 public struct RateLimitStore: Sendable {
     private let database: any Database
+    /// `rate_limits`, or `poll_limits` (unlogged on PostgreSQL) for the poll limit.
+    let table: Table
 
-    public init(database: any Database) {
+    /// Where a store's buckets live.
+    public enum Table: String, Sendable {
+        case rateLimits = "rate_limits"
+        case pollLimits = "poll_limits"
+    }
+
+    public init(database: any Database, table: Table = .rateLimits) {
         self.database = database
+        self.table = table
     }
 
     /// The outcome of one request against a bucket.
@@ -20,33 +29,56 @@ public struct RateLimitStore: Sendable {
     /// burst, exactly as a missing row does, so nothing is lost and the table stays small.
     @discardableResult
     public func prune(before time: Date) throws -> Int {
-        try database.query("DELETE FROM rate_limits WHERE tat < \(time.unixMilliseconds) RETURNING bucket").count
+        try database.query("DELETE FROM \(unsafeSQL: table.rawValue) WHERE tat < \(time.unixMilliseconds) RETURNING bucket").count
     }
 
     /// Buckets stored.
     public func count() throws -> Int {
-        Int(try database.query("SELECT count(*) AS n FROM rate_limits")[0].int("n"))
+        Int(try database.query("SELECT count(*) AS n FROM \(unsafeSQL: table.rawValue)")[0].int("n"))
     }
 
     /// Counts one request against `bucket`: `interval` between requests sustained, `burst` at once.
     public func take(bucket: String, at time: Date, interval: TimeInterval, burst: Int) throws -> Decision {
-        let now = time.unixMilliseconds
-        // Whole milliseconds, rounded up: a sub-millisecond interval must not become 0 (no limit
-        // at all, and no tolerance either).
-        let step = max(1, Int64((interval * 1000).rounded(.up)))
-        let tolerance = step * Int64(burst)
-        // Every SET expression reads the old row, so `allowed` and `tat` agree.
-        let next: SQL = "(CASE WHEN rate_limits.tat > CAST(\(now) AS BIGINT) THEN rate_limits.tat ELSE CAST(\(now) AS BIGINT) END + CAST(\(step) AS BIGINT))"
-        let rows = try database.query("""
-            INSERT INTO rate_limits (bucket, tat, allowed) VALUES (\(bucket), CAST(\(now) AS BIGINT) + CAST(\(step) AS BIGINT), 1)
-            ON CONFLICT (bucket) DO UPDATE SET
-                tat = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN \(next) ELSE rate_limits.tat END,
-                allowed = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN 1 ELSE 0 END
-            RETURNING tat, allowed
-            """)
-        guard let row = rows.first else { throw DatabaseError.serializationFailure }
-        if try row.int("allowed") == 1 { return Decision(allowed: true, retryAfterSeconds: 0) }
-        let waitMilliseconds = try row.int("tat") + step - tolerance - now
-        return Decision(allowed: false, retryAfterSeconds: max(1, Int((waitMilliseconds + 999) / 1000)))
+        let cell = Cell(bucket: bucket, at: time, interval: interval, burst: burst)
+        guard let row = try database.query(cell.statement(table)).first else { throw DatabaseError.serializationFailure }
+        return try cell.decision(row)
+    }
+
+    /// One request against one bucket, as a statement and the reading of its answer, so a caller
+    /// can put the statement in front of another in one round trip (`VerificationStore.polled`).
+    struct Cell {
+        let bucket: String
+        let now: Int64
+        let step: Int64
+        let tolerance: Int64
+
+        init(bucket: String, at time: Date, interval: TimeInterval, burst: Int) {
+            self.bucket = bucket
+            now = time.unixMilliseconds
+            // Whole milliseconds, rounded up: a sub-millisecond interval must not become 0 (no
+            // limit at all, and no tolerance either).
+            step = max(1, Int64((interval * 1000).rounded(.up)))
+            tolerance = step * Int64(burst)
+        }
+
+        /// The upsert; it returns `tat` and `allowed`.
+        func statement(_ table: Table) -> SQL {
+            let name = table.rawValue
+            // Every SET expression reads the old row, so `allowed` and `tat` agree.
+            let next: SQL = "(CASE WHEN \(unsafeSQL: name).tat > CAST(\(now) AS BIGINT) THEN \(unsafeSQL: name).tat ELSE CAST(\(now) AS BIGINT) END + CAST(\(step) AS BIGINT))"
+            return """
+                INSERT INTO \(unsafeSQL: name) (bucket, tat, allowed) VALUES (\(bucket), CAST(\(now) AS BIGINT) + CAST(\(step) AS BIGINT), 1)
+                ON CONFLICT (bucket) DO UPDATE SET
+                    tat = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN \(next) ELSE \(unsafeSQL: name).tat END,
+                    allowed = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN 1 ELSE 0 END
+                RETURNING tat, allowed
+                """
+        }
+
+        func decision(_ row: Row, tat: String = "tat", allowed: String = "allowed") throws -> Decision {
+            if try row.int(allowed) == 1 { return Decision(allowed: true, retryAfterSeconds: 0) }
+            let waitMilliseconds = try row.int(tat) + step - tolerance - now
+            return Decision(allowed: false, retryAfterSeconds: max(1, Int((waitMilliseconds + 999) / 1000)))
+        }
     }
 }

@@ -88,6 +88,30 @@ public struct VerificationStore: Sendable {
             """).first.map(Self.verification(from:)).map(expireIfDue)
     }
 
+    /// A poll: one request counted against the verification's poll bucket (`poll_limits`) and
+    /// the verification read. On PostgreSQL both are one statement, one round trip, and the
+    /// bucket's table is unlogged (no WAL flush per poll); the read happens whatever the limit
+    /// says (the caller answers 429 without it).
+    public func polled(accountID: ObjectID, id: ObjectID, bucket: String, at time: Date, interval: TimeInterval,
+                       burst: Int) throws -> (RateLimitStore.Decision, Verification?) {
+        let cell = RateLimitStore.Cell(bucket: bucket, at: time, interval: interval, burst: burst)
+        guard database.dialect == .postgres else {
+            let decision = try RateLimitStore(database: database, table: .pollLimits).take(bucket: bucket, at: time,
+                                                                                           interval: interval, burst: burst)
+            return (decision, decision.allowed ? try verification(accountID: accountID, id: id) : nil)
+        }
+        guard let row = try database.query("""
+            WITH cell AS (\(cell.statement(.pollLimits)))
+            SELECT cell.tat AS cell_tat, cell.allowed AS cell_allowed, v.* FROM cell
+            LEFT JOIN (SELECT \(unsafeSQL: Self.columns) FROM verifications
+                       WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)) v ON true
+            """).first
+        else { throw DatabaseError.serializationFailure }
+        let decision = try cell.decision(row, tat: "cell_tat", allowed: "cell_allowed")
+        guard decision.allowed, try row.optionalString("id") != nil else { return (decision, nil) }
+        return (decision, try expireIfDue(Self.verification(from: row)))
+    }
+
     /// `verification` as it must be shown now: expired first if it is past its time (by the
     /// system, in a transaction of its own; a concurrent expiry by another reader or the sweeper
     /// finds it expired and records nothing more).
