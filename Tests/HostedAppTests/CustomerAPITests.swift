@@ -257,6 +257,13 @@ import Testing
         f.clock.advance(by: 5)
         for _ in 0..<5 { #expect(f.get("/v1/verifications/\(id)").status == 200) }
         #expect(f.get("/v1/verifications/\(id)").status == 429)
+        // The buckets are in `poll_limits` (unlogged on PostgreSQL), not with the durable limits.
+        let database = f.app.application.database
+        #expect(try database.query("SELECT COUNT(*) AS n FROM poll_limits WHERE bucket LIKE 'poll:%'").first?.int("n") == 1)
+        #expect(try database.query("SELECT COUNT(*) AS n FROM rate_limits WHERE bucket LIKE 'poll:%'").first?.int("n") == 0)
+        if database.dialect == .postgres {
+            #expect(try database.query("SELECT relpersistence FROM pg_class WHERE relname = 'poll_limits'").first?.string("relpersistence") == "u")
+        }
     }
 
     @Test(arguments: Store.allCases)
