@@ -189,7 +189,8 @@ bench_hosted_account() {
 # --- pgbench: the API's SQL without the API ------------------------------------
 ROW_API_READ="hosted GET /v1/verifications/{id} (postgresql)"
 ROW_API_CREATE="hosted POST /v1/verifications (postgresql, repeat)"
-ROW_PG_READ="pgbench read: key + rate limit + select (3 statements)"
+ROW_PG_READ="pgbench read: poll bucket + select (1 statement, as hosted)"
+ROW_PG_SELECT="pgbench one-row select (reference)"
 ROW_PG_CREATE="pgbench create: key + workflow + insert + select (4 statements)"
 
 # seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
@@ -259,14 +260,16 @@ step = int(1 / float(sys.argv[1]) * 1000)
 print(step, step * int(sys.argv[2]))' "$POLL_RATE" "$POLL_BURST")"
     [[ -n $step && -n $tolerance ]] || die "could not derive the rate-limit step"
     # The variables must name the rows hosted itself used.
-    [[ $(psql_value "SELECT count(*) FROM rate_limits WHERE bucket = '$bucket'") == 1 ]] ||
-        die "no rate_limits row '$bucket': the bucket name differs from hosted's"
+    [[ $(psql_value "SELECT count(*) FROM poll_limits WHERE bucket = '$bucket'") == 1 ]] ||
+        die "no poll_limits row '$bucket': the bucket name differs from hosted's"
     [[ $(psql_value "SELECT count(*) FROM api_keys WHERE secret_hash = '$key_hash' AND account_id = '$ACCOUNT_ID'") == 1 ]] ||
         die "no api_keys row for the key's hash: the hash differs from hosted's"
 
     pgbench_row "$ROW_PG_READ" "$REPO/bench/pgbench-read.sql" read \
-        -D "key_hash=$key_hash" -D "account_id=$ACCOUNT_ID" -D "verification_id=$VERIFICATION_ID" \
+        -D "account_id=$ACCOUNT_ID" -D "verification_id=$VERIFICATION_ID" \
         -D "bucket=$bucket" -D "now=$now" -D "step=$step" -D "tolerance=$tolerance"
+    pgbench_row "$ROW_PG_SELECT" "$REPO/bench/pgbench-select.sql" select \
+        -D "account_id=$ACCOUNT_ID" -D "verification_id=$VERIFICATION_ID"
 
     # What hosted would insert for a repeat: the open row's values under an unused id
     # (hosted draws a fresh id per request; the insert conflicts before storing it).
@@ -287,20 +290,21 @@ print(prefix + "_" + "".join(random.choice("abcdefghijklmnopqrstuvwxyz234567") f
     [[ $(psql_value "SELECT count(*) FROM verifications WHERE account_id = '$ACCOUNT_ID'") == 1 ]] ||
         log "WARNING: pgbench create stored verifications (every insert should have conflicted)"
 
-    python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_PG_READ" "$ROW_API_CREATE" "$ROW_PG_CREATE" \
+    python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_PG_READ" "$ROW_API_CREATE" "$ROW_PG_CREATE" "$ROW_PG_SELECT" \
         >>"$WORK/ratios.txt" <<'PY'
 import sys
 rows = {}
 for line in open(sys.argv[1]):
     fields = line.rstrip("\n").split("\t")
     rows[fields[0]] = fields
-for what, api, pg in [("read", sys.argv[2], sys.argv[3]), ("create", sys.argv[4], sys.argv[5])]:
+for what, api, pg in [("read", sys.argv[2], sys.argv[3]), ("create", sys.argv[4], sys.argv[5]),
+                      ("read", sys.argv[2], sys.argv[6])]:
     try:
         a, p = float(rows[api][1]), float(rows[pg][1])
-        print(f"API {what} / pgbench {what} = {100 * a / p:.0f}% "
+        print(f"API {what} / {pg} = {100 * a / p:.0f}% "
               f"({a:.0f} req/s vs {p:.0f} tps; pgbench latency average {rows[pg][5]})  ")
     except (KeyError, IndexError, ValueError, ZeroDivisionError):
-        print(f"API {what} / pgbench {what} = ? (a row is missing or has no rate)  ")
+        print(f"API {what} / {pg} = ? (a row is missing or has no rate)  ")
 PY
     {
         echo "PostgreSQL phase: hosted ran with HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST, so the" \

@@ -30,6 +30,14 @@ struct VerificationService: Sendable {
             errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
         }
         errors += VerificationRules.metadataErrors(input.metadata ?? [:])
+        // A repeat (the customer's retry, the common case) is answered by one read: the open
+        // verification for this user and workflow, if it is not past its time. The insert below
+        // still decides every race; this only skips its work when there is nothing to create.
+        if errors.isEmpty, input.returnURL == nil, let userID = input.userID, input.mobile != nil, let key = input.workflowKey,
+           let open = try verifications.openVerification(accountID: accountID, userID: userID, workflowKey: key),
+           !open.isDueToExpire(at: clock.now()) {
+            return (open, false)
+        }
         var workflow: Workflow?
         if let key = input.workflowKey {
             workflow = try workflows.workflow(accountID: accountID, key: key)

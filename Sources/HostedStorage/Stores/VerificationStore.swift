@@ -58,13 +58,10 @@ public struct VerificationStore: Sendable {
             }
             if queued > 0 { changes.publish(WebhookStore.wakeKey) }
             if inserted { return (verification.stored, true) }
-            let existing = try database.query("""
-                SELECT \(unsafeSQL: Self.columns) FROM verifications
-                WHERE account_id = \(verification.accountID.rawValue) AND user_id = \(verification.userID) AND workflow_key = \(verification.workflowKey) AND status NOT IN ('canceled', 'expired')
-                """)
-            // Empty only if the open one was closed between the two statements: try again.
-            guard let row = existing.first else { continue }
-            let open = try Self.verification(from: row)
+            // Nil only if the open one was closed between the two statements: try again.
+            guard let open = try openVerification(accountID: verification.accountID, userID: verification.userID,
+                                                  workflowKey: verification.workflowKey)
+            else { continue }
             // One past its time is expired now, and the create makes a new one.
             if open.isDueToExpire(at: clock.now()) {
                 _ = try expireIfDue(open)
@@ -73,6 +70,15 @@ public struct VerificationStore: Sendable {
             return (open, false)
         }
         throw DatabaseError.serializationFailure
+    }
+
+    /// The account's open (not canceled, not expired) verification of this user and workflow,
+    /// as stored (it may be past its time: the caller checks), or nil.
+    public func openVerification(accountID: ObjectID, userID: String, workflowKey: String) throws -> Verification? {
+        try database.query("""
+            SELECT \(unsafeSQL: Self.columns) FROM verifications
+            WHERE account_id = \(accountID.rawValue) AND user_id = \(userID) AND workflow_key = \(workflowKey) AND status NOT IN ('canceled', 'expired')
+            """).first.map(Self.verification(from:))
     }
 
     /// A verification by id alone: for the journey, where the account is not known up front.
