@@ -17,6 +17,8 @@ import { strings } from "./strings.js";
 const OPEN = ["created", "in_progress"];
 /** Long-poll: the server holds the call until something changes, or for this long. */
 const WAIT_SECONDS = 25;
+/** Expired codes replaced without being asked, per panel; then "Show a new code". */
+const AUTO_RENEWALS = 3;
 /** Pause before asking again after a failed call. */
 const RETRY_MS = 2000;
 
@@ -296,7 +298,12 @@ async function handle(r, answer) {
   // would take turns replacing each other's), but one on request.
   if (!sameLink(link.expires_at, r.expiresAt) || link.status === "revoked") return showDead(r, text.stale);
   if (link.status === "failed") return renew(r, text.wrongNumber);
-  if (link.status === "expired") return renew(r, text.expired);
+  // A page left open makes a new code by itself a few times only: each one is an event (and a
+  // webhook) for the customer, and nobody may be looking any more.
+  if (link.status === "expired") {
+    r.autoRenewals = (r.autoRenewals || 0) + 1;
+    return r.autoRenewals <= AUTO_RENEWALS ? renew(r, text.expired) : showDead(r, text.expired);
+  }
   if (link.status === "opened") {
     setMessage(r.view.status, text.opened);
     setMessage(r.view.smsLine, "");
