@@ -96,7 +96,7 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
         run_e2e() {
             # The journey's browser tests drive Debian's headless Chromium through chromedriver,
             # and WebKitGTK's MiniBrowser through WebKitWebDriver, which needs an X display (Xvfb).
-            bash scripts/setup-debian.sh chromium chromium-driver webkit2gtk-driver xvfb xauth libgl1-mesa-dri fonts-noto-core zbar-tools
+            bash scripts/setup-debian.sh chromium chromium-driver webkit2gtk-driver xvfb xauth libgl1-mesa-dri fonts-noto-core zbar-tools nginx-light
             # Debian's own python3 needs python3-venv for `-m venv`.
             python3 -c 'import ensurepip' 2>/dev/null || bash scripts/setup-debian.sh python3-venv
             python3 -m venv .build/venv

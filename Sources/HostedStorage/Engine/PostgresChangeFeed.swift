@@ -52,7 +52,11 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     private func run() {
         var signalledReady = false
         while !isStopped {
-            if let connection = PQconnectdb(url), PQstatus(connection) == CONNECTION_OK {
+            // libpq allocates a connection object even when connecting fails: it is freed on
+            // every path (a failed attempt every half second would otherwise leak ~12 KB each).
+            let attempt = PQconnectdb(url)
+            defer { if let attempt { PQfinish(attempt) } }
+            if let connection = attempt, PQstatus(connection) == CONNECTION_OK {
                 let result = PQexec(connection, "LISTEN \(Self.channel)")
                 let listening = PQresultStatus(result) == PGRES_COMMAND_OK
                 PQclear(result)
@@ -61,7 +65,6 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
                     local.deliver(nil)  // anything may have changed while we were not listening
                     listen(on: connection)
                 }
-                PQfinish(connection)
             } else {
                 if !signalledReady { ready.signal(); signalledReady = true }
             }
