@@ -18,10 +18,36 @@ public final class Metrics: @unchecked Sendable {
     }
 
     private struct Histogram {
-        var counts: [UInt64]
+        var counts = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
         var sum = 0.0
         var count: UInt64 = 0
+
+        mutating func add(_ value: Double) {
+            // Buckets are cumulative: the first bound at or above the value, and every one after.
+            if let first = Metrics.latencyBuckets.firstIndex(where: { value <= $0 }) {
+                for index in first..<counts.count { counts[index] += 1 }
+            }
+            sum += value
+            count += 1
+        }
     }
+
+    /// One route's requests: by method and status, with a latency histogram by method. Kept
+    /// apart from the generic families so a request costs a hash of three small values and no
+    /// string building (labels are rendered at scrape time only).
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    private struct LatencyKey: Hashable {
+        let route: String
+        let method: String
+    }
+
+    private var requestCounts: [RequestKey: UInt64] = [:]
+    private var requestLatency: [LatencyKey: Histogram] = [:]
 
     /// Seconds: from a fast cached read to a long-poll.
     public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -37,9 +63,8 @@ public final class Metrics: @unchecked Sendable {
     public func increment(_ name: String, help: String, labels: Labels = [], by amount: Double = 1) {
         let key = Self.render(labels)
         lock.lock()
-        var family = family(name, help: help, type: "counter")
-        family.samples[key, default: 0] += amount
-        families[name] = family
+        register(name, help: help, type: "counter")
+        families[name]!.samples[key, default: 0] += amount
         lock.unlock()
     }
 
@@ -47,13 +72,8 @@ public final class Metrics: @unchecked Sendable {
     public func observe(_ name: String, help: String, labels: Labels = [], value: Double) {
         let key = Self.render(labels)
         lock.lock()
-        var family = family(name, help: help, type: "histogram")
-        var histogram = family.histograms[key] ?? Histogram(counts: Array(repeating: 0, count: Self.latencyBuckets.count))
-        for (index, bound) in Self.latencyBuckets.enumerated() where value <= bound { histogram.counts[index] += 1 }
-        histogram.sum += value
-        histogram.count += 1
-        family.histograms[key] = histogram
-        families[name] = family
+        register(name, help: help, type: "histogram")
+        families[name]!.histograms[key, default: Histogram()].add(value)
         lock.unlock()
     }
 
@@ -66,18 +86,28 @@ public final class Metrics: @unchecked Sendable {
 
     /// One HTTP request answered: its count by route, method and status, and its latency.
     public func request(route: String, method: String, status: Int, seconds: Double) {
-        increment("hosted_http_requests_total", help: "HTTP requests answered, by route pattern, method and status.",
-                  labels: [("route", route), ("method", method), ("status", String(status))])
-        observe("hosted_http_request_duration_seconds", help: "Time from a request's arrival to its answer, by route pattern and method.",
-                labels: [("route", route), ("method", method)], value: seconds)
+        lock.lock()
+        requestCounts[RequestKey(route: route, method: method, status: status), default: 0] += 1
+        requestLatency[LatencyKey(route: route, method: method), default: Histogram()].add(seconds)
+        lock.unlock()
     }
 
     /// The exposition text.
     public func render() -> String {
         lock.lock()
-        let snapshot = order.map { ($0, families[$0]!) }
+        var snapshot = order.map { ($0, families[$0]!) }
         let readers = gauges
+        var counts = Family(help: "HTTP requests answered, by route pattern, method and status.", type: "counter")
+        for (key, value) in requestCounts {
+            counts.samples[Self.render([("route", key.route), ("method", key.method), ("status", String(key.status))])] = Double(value)
+        }
+        var latency = Family(help: "Time from a request's arrival to its answer, by route pattern and method.", type: "histogram")
+        for (key, histogram) in requestLatency {
+            latency.histograms[Self.render([("route", key.route), ("method", key.method)])] = histogram
+        }
         lock.unlock()
+        snapshot.insert(("hosted_http_request_duration_seconds", latency), at: 0)
+        snapshot.insert(("hosted_http_requests_total", counts), at: 0)
         var out = ""
         for (name, family) in snapshot {
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
@@ -104,10 +134,10 @@ public final class Metrics: @unchecked Sendable {
         return out
     }
 
-    private func family(_ name: String, help: String, type: String) -> Family {  // under `lock`
-        if let existing = families[name] { return existing }
+    private func register(_ name: String, help: String, type: String) {  // under `lock`
+        guard families[name] == nil else { return }
         order.append(name)
-        return Family(help: help, type: type)
+        families[name] = Family(help: help, type: type)
     }
 
     static func render(_ labels: Labels) -> String {

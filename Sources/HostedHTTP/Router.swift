@@ -10,6 +10,8 @@ public struct Router: HTTPResponder {
         let bodyLimit: Int
         let admission: Admission?
         let handler: DeferrableRouteHandler
+        /// The pattern as written (`/v1/verifications/{id}`), for the table and metrics.
+        let pattern: String
     }
 
     enum Segment: Sendable, Equatable {
@@ -49,8 +51,9 @@ public struct Router: HTTPResponder {
                     for layer in chain { try layer.admit(request, context: &context) }
                 }
             }
-            routes.append(Route(method: method, segments: Router.parse(pattern), bodyLimit: bodyLimit,
-                                admission: admission, handler: wrapped))
+            let segments = Router.parse(pattern)
+            routes.append(Route(method: method, segments: segments, bodyLimit: bodyLimit,
+                                admission: admission, handler: wrapped, pattern: Router.pattern(segments)))
         }
 
         /// Registers routes behind `layer` (inside any enclosing group's middleware).
@@ -68,7 +71,7 @@ public struct Router: HTTPResponder {
     /// Every route as (method, pattern), e.g. ("GET", "/v1/verifications/{id}"): for checking the
     /// router against the API document.
     public var table: [(method: String, pattern: String)] {
-        routes.map { route in (route.method, Self.pattern(route.segments)) }
+        routes.map { route in (route.method, route.pattern) }
     }
 
     static func pattern(_ segments: [Segment]) -> String {
@@ -82,7 +85,7 @@ public struct Router: HTTPResponder {
     }
 
     public func routePattern(method: String, path: String) -> String? {
-        if case .found(let route, _) = match(method: method, path: path) { return Self.pattern(route.segments) }
+        if case .found(let route, _) = match(method: method, path: path) { return route.pattern }
         return nil
     }
 
