@@ -315,7 +315,7 @@ PY
             "running the statements hosted runs per request (bench/pgbench-*.sql) as separate autocommit" \
             "statements; req/s = tps (without initial connection time); pgbench gives only the latency" \
             "average (shown under p50); errors = failed transactions + aborted clients. pgbench holds" \
-            "$CONNECTIONS connections; hosted uses a pool of HOSTED_DB_POOL_SIZE (default 2 x cores = $((2 * $(nproc))))."
+            "$CONNECTIONS connections; hosted uses a pool of HOSTED_DB_POOL_SIZE (default one per HTTP worker, three per core = $((3 * $(nproc))))."
     } >>"$WORK/notes.txt"
 }
 
@@ -418,6 +418,19 @@ echo
 echo "| target | req/s | p50 | p99 | errors |"
 echo "| --- | ---: | ---: | ---: | ---: |"
 awk -F'\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
+# #16's /healthz goal: at least 95 % of nginx serving a file of the same size.
+python3 - "$WORK/results.tsv" >>"$WORK/ratios.txt" <<'PY'
+import sys
+rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(sys.argv[1])}
+nginx = next((r for name, r in rows.items() if name.startswith("nginx static file")), None)
+health = rows.get("hosted GET /healthz")
+if nginx and health:
+    try:
+        print(f"hosted GET /healthz / nginx static file = {100 * float(health[1]) / float(nginx[1]):.0f}% "
+              f"({float(health[1]):.0f} vs {float(nginx[1]):.0f} req/s; goal >= 95%)  ")
+    except ValueError:
+        print("hosted GET /healthz / nginx static file = ? (a row has no rate)  ")
+PY
 if [[ -s "$WORK/ratios.txt" ]]; then
     echo
     cat "$WORK/ratios.txt"
