@@ -4,7 +4,8 @@ import HostedCore
 // The small readers of client-sent strings: MobileNumber.normalized, ObjectID(_:parsing:) for
 // every kind, ProfileForm.validate, Account.validateName, the presented API key, bearer secret
 // and one-time code, Base64URL.decode and VerificationRules.isValidUserID; and the console's:
-// OperatorRules.normalizedEmail, TOTP.presented, PasswordPolicy.problem, ReviewNoteRules.validated.
+// OperatorRules.normalizedEmail, TOTP.presented, PasswordPolicy.problem, ReviewNoteRules.validated;
+// and a continuation's pick, ContinuationRules.presentedNumber.
 //
 // Input: lines. Line 1 is the text every reader gets (and the profile's full name); line 2 the
 // date of birth; line 3 "today" (default 2026-11-29).
@@ -56,6 +57,9 @@ func fuzzIdentifiers(_ bytes: [UInt8]) {
     if PasswordPolicy.problem(with: text, email: lines.count > 1 ? lines[1] : "a@b.in") == nil {
         fuzzCheck((PasswordPolicy.minimumLength...PasswordPolicy.maximumLength).contains(text.unicodeScalars.count),
                   "password of a refused length accepted")
+    }
+    if let pick = ContinuationRules.presentedNumber(text) {
+        fuzzCheck(pick == text && pick.utf8.count == 2 && pick.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }, "pick \(pick)")
     }
     if let note = ReviewNoteRules.validated(text) {
         fuzzCheck(!note.isEmpty && note.count <= ReviewNoteRules.maximumLength, "note accepted: \(note.count)")

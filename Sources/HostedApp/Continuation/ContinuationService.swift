@@ -85,7 +85,7 @@ struct ContinuationService: Sendable {
                                           claimHash: Digest.sha256Hex(claim.value), at: clock.now())
         else { throw Self.invalid }
         // Wakes the first device's long-poll: its page can say the phone is choosing.
-        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: clock.now()) { _ in }
+        verifications.announceChange(id: verificationID)
         return (ContinuationRules.options(including: opened.number, using: random), claim)
     }
 
@@ -118,8 +118,8 @@ struct ContinuationService: Sendable {
     /// in keeps its session).
     func revoke(for verification: Verification) throws {
         try store.revokeOpen(verificationID: verification.id, at: clock.now())
-        // The change feed wakes this verification's waiters (the page's own long-poll).
-        _ = try verifications.update(accountID: verification.accountID, id: verification.id, at: clock.now()) { _ in }
+        // Wakes this verification's waiters (the page's own long-poll).
+        verifications.announceChange(id: verification.id)
     }
 
     /// What the first device follows: the newest continuation, the steps completed so far, and

@@ -18,25 +18,25 @@ enum ServiceMetrics {
         metrics.gauge("hosted_long_polls_open", help: "Long-polls waiting for a change in this process.") {
             [([], Double(longPoll.waiting))]
         }
-        let queues: [(String, SQL)] = [
-            ("sms", "SELECT COUNT(*) AS n FROM sms_queue"),
-            ("webhooks", "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"),
+        // Per queue: how many items wait, and the SQL of the oldest due one's time at `now` (ms).
+        let queues: [(name: String, depth: SQL, oldestDue: @Sendable (Int64) -> SQL)] = [
+            ("sms", "SELECT COUNT(*) AS n FROM sms_queue",
+             { "SELECT MIN(available_at) AS oldest FROM sms_queue WHERE available_at <= \($0)" }),
+            ("webhooks", "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'",
+             { "SELECT MIN(next_attempt_at) AS oldest FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= \($0)" }),
         ]
         metrics.gauge("hosted_background_queue_depth", help: "Items waiting in a background queue (shared by every process).") {
-            queues.compactMap { name, depth in
-                (try? database.query(depth).first?.int("n")).flatMap { $0 }.map { ([("queue", name)], Double($0)) }
+            queues.compactMap { queue in
+                (try? database.query(queue.depth).first?.int("n")).flatMap { $0 }.map { ([("queue", queue.name)], Double($0)) }
             }
         }
         metrics.gauge("hosted_background_queue_oldest_due_seconds",
                       help: "Age of the oldest item that is due and not yet done, per background queue (0 when none).") {
-            queues.compactMap { name, _ in
-                let now = clock.now().unixMilliseconds
-                let oldest: SQL = name == "sms"
-                    ? "SELECT MIN(available_at) AS oldest FROM sms_queue WHERE available_at <= \(now)"
-                    : "SELECT MIN(next_attempt_at) AS oldest FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= \(now)"
-                guard let row = try? database.query(oldest).first else { return nil }
+            let now = clock.now().unixMilliseconds
+            return queues.compactMap { queue in
+                guard let row = try? database.query(queue.oldestDue(now)).first else { return nil }
                 let value = (try? row.optionalInt("oldest")).flatMap { $0 }
-                return ([("queue", name)], value.map { Double(max(0, now - $0)) / 1000 } ?? 0)
+                return ([("queue", queue.name)], value.map { Double(max(0, now - $0)) / 1000 } ?? 0)
             }
         }
     }

@@ -94,6 +94,12 @@ public struct VerificationStore: Sendable {
             """).first.map(Self.verification(from:)).map(expireIfDue)
     }
 
+    /// Wakes whatever waits on this verification (long-polls, in every process) without
+    /// changing it: for a change kept elsewhere (a continuation opened or ended).
+    public func announceChange(id: ObjectID) {
+        changes.publish(id.rawValue)
+    }
+
     /// A poll: one request counted against the verification's poll bucket (`poll_limits`) and
     /// the verification read. On PostgreSQL both are one statement, one round trip, and the
     /// bucket's table is unlogged (no WAL flush per poll); the read happens whatever the limit
