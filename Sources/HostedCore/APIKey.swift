@@ -33,9 +33,10 @@ public struct APIKeySecret: Sendable {
 
     /// Accepts a presented key only if it has the shape of one, so junk never reaches the database.
     public init?(presented: String) {
-        guard presented.hasPrefix(Self.prefix) else { return nil }
-        let body = presented.dropFirst(Self.prefix.count)
-        guard body.count == Self.encodedLength, Base64URL.decode(String(body)) != nil else { return nil }
+        let utf8 = presented.utf8
+        guard utf8.count == Self.prefix.utf8.count + Self.encodedLength, utf8.starts(with: Self.prefix.utf8),
+              Base64URL.decode(String(decoding: utf8.dropFirst(Self.prefix.utf8.count), as: UTF8.self)) != nil
+        else { return nil }
         value = presented
     }
 

@@ -1,22 +1,76 @@
-import Foundation
-
 /// Base64url without padding (RFC 4648 §5), the encoding of every secret Hosted hands out.
+/// Works on bytes (no Foundation string searching): an API key is decoded on every request.
 public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
     public static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] as [UInt32] { out.append(alphabet[Int(group >> shift & 0x3F)]) }
+            index += 3
+        }
+        switch bytes.count - index {
+        case 1:
+            let group = UInt32(bytes[index]) << 16
+            out.append(alphabet[Int(group >> 18 & 0x3F)])
+            out.append(alphabet[Int(group >> 12 & 0x3F)])
+        case 2:
+            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            out.append(alphabet[Int(group >> 18 & 0x3F)])
+            out.append(alphabet[Int(group >> 12 & 0x3F)])
+            out.append(alphabet[Int(group >> 6 & 0x3F)])
+        default:
+            break
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
+    /// nil for anything outside the alphabet, padding, a length no encoding has (4n + 1), or
+    /// unused low bits that are not zero (so each byte string has exactly one accepted text).
     public static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ isAlphabet($0) }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map { [UInt8]($0) }
+        let utf8 = text.utf8
+        guard utf8.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count * 3 / 4)
+        var group: UInt32 = 0
+        var filled = 0
+        for character in utf8 {
+            guard let value = sextet(character) else { return nil }
+            group = group << 6 | UInt32(value)
+            filled += 1
+            if filled == 4 {
+                out.append(UInt8(truncatingIfNeeded: group >> 16))
+                out.append(UInt8(truncatingIfNeeded: group >> 8))
+                out.append(UInt8(truncatingIfNeeded: group))
+                group = 0
+                filled = 0
+            }
+        }
+        switch filled {
+        case 2:
+            guard group & 0xF == 0 else { return nil }
+            out.append(UInt8(truncatingIfNeeded: group >> 4))
+        case 3:
+            guard group & 0x3 == 0 else { return nil }
+            out.append(UInt8(truncatingIfNeeded: group >> 10))
+            out.append(UInt8(truncatingIfNeeded: group >> 2))
+        default:
+            break
+        }
+        return out
     }
 
-    private static func isAlphabet(_ c: UInt8) -> Bool {
-        (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
+    private static func sextet(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x41...0x5A: c - 0x41
+        case 0x61...0x7A: c - 0x61 + 26
+        case 0x30...0x39: c - 0x30 + 52
+        case 0x2D: 62
+        case 0x5F: 63
+        default: nil
+        }
     }
 }

@@ -11,18 +11,40 @@ public struct RequestContext: Sendable {
     /// Error lines written through it carry this request's id.
     public let log: RequestLog
     private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// Where the router notes the pattern it matched, for the server's metrics (nil: not asked).
+    let routeNote: RouteNote?
 
     public init(requestID: String, receivedAt: Date = Date(), parameters: [String: String] = [:], log: (any ServerLog)? = nil) {
+        self.init(requestID: requestID, receivedAt: receivedAt, parameters: parameters, log: log, routeNote: nil)
+    }
+
+    init(requestID: String, receivedAt: Date, parameters: [String: String] = [:], log: (any ServerLog)?, routeNote: RouteNote?) {
         self.requestID = requestID
         self.receivedAt = receivedAt
         self.parameters = parameters
         self.log = RequestLog(requestID: requestID, sink: log)
+        self.routeNote = routeNote
     }
 
     /// What a middleware stored under `key`, or nil.
     public subscript<Key: ContextKey>(_ key: Key.Type) -> Key.Value? {
         get { values[ObjectIdentifier(key)] as? Key.Value }
         set { values[ObjectIdentifier(key)] = newValue }
+    }
+}
+
+/// The route pattern a request matched, noted by the router as it dispatches, so the server's
+/// metrics need not match the path a second time.
+///
+/// `@unchecked Sendable`: `pattern` is only touched while holding `lock` (a deferred response is
+/// answered on another thread than the one that matched).
+final class RouteNote: @unchecked Sendable {
+    private let lock = NSLock()
+    private var noted: String?
+
+    var pattern: String? {
+        get { lock.lock(); defer { lock.unlock() }; return noted }
+        set { lock.lock(); noted = newValue; lock.unlock() }
     }
 }
 

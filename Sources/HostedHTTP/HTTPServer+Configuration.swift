@@ -30,7 +30,7 @@ extension HTTPServer {
                     threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                     connectionTimeoutSeconds: Int = 15, connectionLimit: Int = 1000,
                     connectionsPerAddress: Int = 200, maximumBufferedBytes: Int = 64 << 20,
-                    requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 64 << 10) {
+                    requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 16 << 10) {
             self.host = host
             self.port = port
             self.threads = threads

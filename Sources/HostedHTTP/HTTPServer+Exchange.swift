@@ -34,6 +34,8 @@ extension HTTPServer {
         var readyResponse: Response?
         /// The query string did not decode: answered 400 instead of running the responder.
         var invalidQuery = false
+        /// The route pattern the router matched, for metrics.
+        let routeNote = RouteNote()
 
         init(request: Request, requestID: String) {
             self.request = request

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import HostedCore
 import Foundation
 
 /// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using epoll,
@@ -224,7 +225,7 @@ public final class HTTPServer: @unchecked Sendable {
         let headers = exchange.request.headers
         let declared = headers["Content-Length"].flatMap { Int($0.trimmedASCIIWhitespace) }
         guard declared.map({ $0 > 0 }) ?? headers.contains("Transfer-Encoding") else { return nil }
-        var context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
+        var context = RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log, routeNote: exchange.routeNote)
         do {
             exchange.bodyLimit = try responder.admit(exchange.request, context: &context)
             exchange.admitted = context
@@ -261,7 +262,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
     private func respond(to request: Request, exchange: Exchange) -> Reply {
         let context = exchange.admitted
-            ?? RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log)
+            ?? RequestContext(requestID: exchange.requestID, receivedAt: exchange.receivedAt, log: log, routeNote: exchange.routeNote)
         do {
             return try responder.respond(to: request, context: context)
         } catch let problem as Problem {
@@ -333,7 +334,10 @@ public final class HTTPServer: @unchecked Sendable {
                                   status: response.status, bytes: response.body.count,
                                   durationMilliseconds: (elapsed * 1000).rounded() / 1000))
         if let metrics {
-            let route = responder.routePattern(method: exchange.request.method, path: exchange.request.path) ?? "unmatched"
+            // Noted by the router as it dispatched; matched here only for a request refused
+            // before it reached the router (malformed framing, an undecodable query).
+            let route = exchange.routeNote.pattern
+                ?? responder.routePattern(method: exchange.request.method, path: exchange.request.path) ?? "unmatched"
             metrics.request(route: route, method: exchange.request.method, status: response.status, seconds: elapsed / 1000)
         }
         return result

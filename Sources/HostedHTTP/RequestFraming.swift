@@ -1,3 +1,5 @@
+import HostedCore
+
 /// The framing rules every request must pass before anything else reads it (RFC 9112 §6.1,
 /// §6.3, §3.2): a request a proxy in front could read differently from us — and so smuggle a
 /// second request past it — is refused with 400 and its connection closed.
@@ -59,16 +61,5 @@ public enum RequestFraming {
              UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
         default: false
         }
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs (header values' optional white space).
-    var trimmedASCIIWhitespace: String {
-        let bytes = Array(utf8)
-        guard let start = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-              let end = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-        else { return "" }
-        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }

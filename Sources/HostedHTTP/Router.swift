@@ -67,6 +67,27 @@ public struct Router: HTTPResponder {
     }
 
     let routes: [Route]
+    /// For a path whose first segment is a route's literal first segment: the indices of the
+    /// routes that can match it, in registration order (those routes, and every route that
+    /// starts with a parameter). Other paths try `openFirst`.
+    private let byFirstSegment: [String: [Int]]
+    /// Routes whose first segment is a parameter or the rest, or that have no segments.
+    private let openFirst: [Int]
+
+    init(routes: [Route]) {
+        self.routes = routes
+        var open: [Int] = []
+        var literal: [String: [Int]] = [:]
+        for (index, route) in routes.enumerated() {
+            if case .literal(let first) = route.segments.first {
+                literal[first, default: []].append(index)
+            } else {
+                open.append(index)
+            }
+        }
+        openFirst = open
+        byFirstSegment = literal.mapValues { ($0 + open).sorted() }
+    }
 
     /// Every route as (method, pattern), e.g. ("GET", "/v1/verifications/{id}"): for checking the
     /// router against the API document.
@@ -104,32 +125,46 @@ public struct Router: HTTPResponder {
         }
     }
 
-    /// Splits the raw path on `/` first and percent-decodes each segment after, so an encoded
-    /// slash stays inside its segment. nil when the path is not a valid absolute path.
-    static func segments(of path: String) -> [String]? {
-        guard path.hasPrefix("/") else { return nil }
-        var result: [String] = []
-        for raw in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            guard raw.utf8.contains(UInt8(ascii: "%")) else {
-                result.append(String(raw))
-                continue
+    /// Splits the raw path on the byte `/` first and percent-decodes each segment after, so an
+    /// encoded slash stays inside its segment. nil when the path is not a valid absolute path.
+    /// Runs on every request (and again for metrics): slices of the path, no copies unless a
+    /// segment has an escape.
+    static func segments(of path: String) -> [Substring]? {
+        let utf8 = path.utf8
+        guard utf8.first == UInt8(ascii: "/") else { return nil }
+        var result: [Substring] = []
+        result.reserveCapacity(8)
+        var start = utf8.index(after: utf8.startIndex)
+        var index = start
+        while true {
+            let atEnd = index == utf8.endIndex
+            if atEnd || utf8[index] == UInt8(ascii: "/") {
+                let raw = Substring(utf8[start..<index])
+                if raw.utf8.contains(UInt8(ascii: "%")) {
+                    // A NUL or an invalid escape names no resource (and must never reach a query).
+                    guard let decoded = String(raw).removingPercentEncoding, !decoded.utf8.contains(0) else { return nil }
+                    result.append(Substring(decoded))
+                } else {
+                    result.append(raw)
+                }
+                if atEnd { break }
+                start = utf8.index(after: index)
             }
-            // A NUL or an invalid escape names no resource (and must never reach a query).
-            guard let decoded = String(raw).removingPercentEncoding, !decoded.utf8.contains(0) else { return nil }
-            result.append(decoded)
+            index = utf8.index(after: index)
         }
         // "/" and a trailing slash both yield an empty last segment: not a route segment.
-        if result.last == "" { result.removeLast() }
+        if result.last?.isEmpty == true { result.removeLast() }
         return result
     }
 
     func match(method: String, path: String) -> Match {
         guard let segments = Self.segments(of: path) else { return .notFound }
         var allowed: [String] = []
-        for route in routes {
-            guard let parameters = Self.bind(route.segments, to: segments) else { continue }
+        let candidates = segments.first.flatMap { byFirstSegment[String($0)] } ?? openFirst
+        for index in candidates where Self.fits(routes[index].segments, segments) {
+            let route = routes[index]
             if route.method == method || (method == "HEAD" && route.method == "GET") {
-                return .found(route, parameters)
+                return .found(route, Self.parameters(route.segments, segments))
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
@@ -138,22 +173,41 @@ public struct Router: HTTPResponder {
         return .wrongMethod(allowed: allowed)
     }
 
-    private static func bind(_ pattern: [Segment], to segments: [String]) -> [String: String]? {
+    /// Whether the pattern matches the segments: literals byte for byte, parameters non-empty,
+    /// a rest one or more segments. Allocates nothing (most routes do not match).
+    private static func fits(_ pattern: [Segment], _ segments: [Substring]) -> Bool {
+        // Counts first: most routes are refused here. A rest (always last) takes one or more.
+        var endsInRest = false
+        if case .rest = pattern.last { endsInRest = true }
+        guard pattern.count == segments.count || (endsInRest && pattern.count < segments.count) else { return false }
+        for (index, piece) in pattern.enumerated() {
+            switch piece {
+            case .rest:
+                return segments.count > index
+            case .literal(let literal):
+                guard index < segments.count, segments[index].utf8.elementsEqual(literal.utf8) else { return false }
+            case .parameter:
+                guard index < segments.count, !segments[index].isEmpty else { return false }
+            }
+        }
+        return pattern.count == segments.count
+    }
+
+    /// The parameters of a pattern that `fits` the segments.
+    private static func parameters(_ pattern: [Segment], _ segments: [Substring]) -> [String: String] {
         var parameters: [String: String] = [:]
         for (index, piece) in pattern.enumerated() {
             switch piece {
             case .rest(let name):
-                guard segments.count > index else { return nil }
                 parameters[name] = segments[index...].joined(separator: "/")
                 return parameters
-            case .literal(let literal):
-                guard index < segments.count, segments[index] == literal else { return nil }
+            case .literal:
+                continue
             case .parameter(let name):
-                guard index < segments.count, !segments[index].isEmpty else { return nil }
-                parameters[name] = segments[index]
+                parameters[name] = String(segments[index])
             }
         }
-        return pattern.count == segments.count ? parameters : nil
+        return parameters
     }
 
     public func respond(to request: Request, context: RequestContext) throws -> Reply {
@@ -161,6 +215,7 @@ public struct Router: HTTPResponder {
         case .found(let route, let parameters):
             var context = context
             context.parameters = parameters
+            context.routeNote?.pattern = route.pattern
             // HEAD runs the GET handler; libmicrohttpd sends its headers without the body.
             return try route.handler(request, context)
         case .wrongMethod(let allowed):
@@ -180,6 +235,7 @@ public struct Router: HTTPResponder {
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             context.parameters = parameters
+            context.routeNote?.pattern = route.pattern
             try route.admission?(request, &context)
             return route.bodyLimit
         case .wrongMethod(let allowed):

@@ -266,6 +266,52 @@ import Testing
         }
     }
 
+    /// At a raised limit a poll takes a lease of polls from the shared bucket in its one
+    /// statement; the next polls are plain reads that write nothing, and the limit still holds:
+    /// with 1,000/s and bursts of 200, a lease is 100 polls, the bucket moves by 100 steps once
+    /// per 100 polls, and the 201st poll in the same instant is refused (the two leases used the
+    /// whole burst), then one poll is granted a millisecond later.
+    @Test(arguments: Store.allCases)
+    func pollLease_takesAHundredPollsInOneStatement_andTheBurstStillHolds(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let clock = ManualClock()
+        let app = try TestApplication(store: store, clock: clock) { configuration in
+            configuration.pollRate = 1000
+            configuration.pollBurst = 200
+        }
+        defer { app.close() }
+        let created = try app.application.accounts.createAccount(name: "Acme")
+        let auth = [("Authorization", "Bearer \(created.secret.value)")]
+        #expect(app.request("POST", "/v1/workflows", headers: auth, body: Fixture.workflow).status == 201)
+        let made = app.request("POST", "/v1/verifications", headers: auth,
+                               body: #"{"user_id":"u","workflow":"kyc_basic","mobile":"+919876543210"}"#)
+        let id = try #require(app.json(made)["id"] as? String)
+        let database = app.application.database
+        func arrival() throws -> Int64? {
+            try database.query("SELECT tat FROM poll_limits WHERE bucket LIKE \("poll:%:" + id)").first?.int("tat")
+        }
+        #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200)
+        let afterFirst = try #require(try arrival())
+        #expect(afterFirst == clock.now().unixMilliseconds + 100)  // 100 polls of 1 ms taken at once
+        for _ in 0..<99 { #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200) }
+        #expect(try arrival() == afterFirst)  // 99 polls answered from the lease: nothing written
+        for _ in 0..<100 { #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200) }
+        #expect(try arrival() == afterFirst + 100)
+        // 200 polls in one instant used the burst: the next lease does not fit, and neither does one poll.
+        let refused = app.request("GET", "/v1/verifications/\(id)", headers: auth)
+        #expect(refused.status == 429)
+        clock.advance(by: 0.001)
+        #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200)
+        #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 429)
+        // A lease lasts a second: polls not used by then are not answered from it.
+        clock.advance(by: 5)
+        #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200)
+        let renewed = try #require(try arrival())
+        clock.advance(by: 1.5)
+        #expect(app.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200)
+        #expect(try arrival() != renewed)  // the old lease had expired: a new one was taken
+    }
+
     @Test(arguments: Store.allCases)
     func longPoll_answersWhenTheVerificationChanges_or304AtTimeout(_ store: Store) throws {
         guard store.isAvailable else { return }

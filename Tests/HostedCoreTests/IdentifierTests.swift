@@ -33,6 +33,21 @@ struct CountingRandom: RandomSource {
         #expect(Base64URL.decode("a b") == nil)
     }
 
+    /// RFC 4648 §10's vectors without padding, every length from 0 to 6 bytes, and what has no
+    /// canonical encoding: 4n + 1 characters, padding, or non-zero unused bits.
+    @Test func base64URLMatchesRFC4648AndRefusesNonCanonicalText() {
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+        }
+        let all = (0...255).map { UInt8($0) }
+        #expect(Base64URL.decode(Base64URL.encode(all)) == all)
+        for invalid in ["Z", "Zm9vY", "Zg==", "Zh", "Zm9", "Zm8=", "Zm+v", "Zm/v", "Zm9\u{0}"] {
+            #expect(Base64URL.decode(invalid) == nil, "\(invalid)")
+        }
+    }
+
     @Test func objectIDsArePrefixedAndCarry128Bits() {
         let id = ObjectID(.verification, using: CountingRandom())
         #expect(id.rawValue == "ver_" + Base32.encode((0..<16).map { UInt8($0) }))

@@ -26,6 +26,39 @@ import Testing
         }
     }
 
+    /// Routes are tried in registration order whichever index finds them: a parameter-first
+    /// route registered before a literal one wins for a path both match, and the methods of all
+    /// matching routes make the 405's Allow.
+    @Test func registrationOrderDecidesAcrossTheFirstSegmentIndex() throws {
+        var builder = Router.Builder()
+        builder.add("GET", "/{any}/x") { _, _ in Response(status: 200, body: Array("param".utf8)) }
+        builder.add("GET", "/lit/x") { _, _ in Response(status: 200, body: Array("literal".utf8)) }
+        builder.add("POST", "/lit/x") { _, _ in Response(status: 201) }
+        builder.add("PUT", "/{any}/y") { _, _ in Response(status: 200) }
+        builder.add("GET", "/") { _, _ in Response(status: 200, body: Array("root".utf8)) }
+        let router = builder.build()
+        func answer(_ method: String, _ path: String) -> (Int, String, String?) {
+            do {
+                let response = try router.respond(to: Request(method: method, path: path), context: RequestContext(requestID: "t")).response
+                return (response?.status ?? 596, String(decoding: response?.body ?? [], as: UTF8.self), nil)
+            } catch let problem as Problem {
+                return (problem.status, "", problem.response.headers["Allow"])
+            } catch {
+                return (599, "", nil)
+            }
+        }
+        #expect(answer("GET", "/lit/x").1 == "param")
+        #expect(answer("POST", "/lit/x").0 == 201)
+        #expect(answer("GET", "/other/x").1 == "param")
+        #expect(answer("GET", "/").1 == "root")
+        #expect(answer("GET", "/lit/y").0 == 405)
+        #expect(answer("GET", "/lit/y").2 == "PUT")
+        #expect(answer("DELETE", "/lit/x").2 == "GET, POST, HEAD")
+        #expect(router.routePattern(method: "GET", path: "/lit/x") == "/{any}/x")
+        #expect(router.routePattern(method: "POST", path: "/lit/x") == "/lit/x")
+        #expect(answer("GET", "/lit/x/z").0 == 404)
+    }
+
     @Test func bindsPathParameters() {
         let response = respond("GET", "/v1/items/ver_1/parts/selfie")
         #expect(response.status == 200)

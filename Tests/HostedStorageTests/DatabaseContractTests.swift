@@ -21,6 +21,27 @@ import Testing
         }
     }
 
+    /// A statement built once names a placeholder more than once; both stores bind every use,
+    /// and the same text run again with other values (from the statement cache) reads them,
+    /// as do two texts of the same length.
+    @Test(arguments: Backend.allCases)
+    func aPlaceholderUsedTwiceBindsBothUses_andCachedStatementsTakeNewValues(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (a BIGINT, b BIGINT, s TEXT)") }
+            let insert = "INSERT INTO t (a, b, s) VALUES (CAST($1 AS BIGINT), CAST($1 AS BIGINT) + CAST($2 AS BIGINT), $3)"
+            for value in [1, 2, 3] as [Int64] {
+                try db.query(SQL(unsafeSQL: insert, bindings: [.integer(value), .integer(10), .text("v\(value)")]))
+            }
+            let sameLengthA = "SELECT s FROM t WHERE a = CAST($1 AS BIGINT) ORDER BY a"
+            let sameLengthB = "SELECT s FROM t WHERE b = CAST($1 AS BIGINT) ORDER BY a"
+            #expect(sameLengthA.utf8.count == sameLengthB.utf8.count)
+            #expect(try db.query(SQL(unsafeSQL: sameLengthA, bindings: [.integer(2)])).map { try $0.string("s") } == ["v2"])
+            #expect(try db.query(SQL(unsafeSQL: sameLengthB, bindings: [.integer(13)])).map { try $0.string("s") } == ["v3"])
+            #expect(try db.query(SQL(unsafeSQL: sameLengthA, bindings: [.integer(1)])).map { try $0.string("s") } == ["v1"])
+            #expect(try db.query("SELECT a FROM t WHERE b = a + 10").count == 3)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func parametersAreNeverInterpolated(_ backend: Backend) throws {
         try TestDatabase.with(backend) { (db: any Database) throws in

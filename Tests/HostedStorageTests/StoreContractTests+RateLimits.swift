@@ -30,6 +30,22 @@ extension StoreContractTests {
             }
         }
 
+        /// A lease takes several requests at once: all of them fit or none is taken.
+        @Test(arguments: Backend.allCases)
+        func takingSeveralAtOnceCountsThemAll_orTakesNothing(_ backend: Backend) throws {
+            try withMigratedDatabase(backend) { (db: any Database) throws in
+                let store = RateLimitStore(database: db, table: .pollLimits)
+                #expect(try store.take(bucket: "b", at: t0, interval: 1, burst: 10, cost: 6).allowed)
+                // Four remain: five do not fit, and the refusal takes nothing.
+                #expect(try !store.take(bucket: "b", at: t0, interval: 1, burst: 10, cost: 5).allowed)
+                for _ in 0..<4 { #expect(try store.take(bucket: "b", at: t0, interval: 1, burst: 10).allowed) }
+                let refused = try store.take(bucket: "b", at: t0, interval: 1, burst: 10)
+                #expect(!refused.allowed)
+                #expect(refused.retryAfterSeconds == 1)
+                #expect(try store.take(bucket: "b", at: t0.addingTimeInterval(1), interval: 1, burst: 10).allowed)
+            }
+        }
+
         @Test(arguments: Backend.allCases)
         func requestsAreAllowedAgainAfterTheInterval(_ backend: Backend) throws {
             try withMigratedDatabase(backend) { (db: any Database) throws in

@@ -47,9 +47,9 @@ public struct AccountService: Sendable {
 
     /// The live API key an `Authorization` header presents, and its account.
     func caller(authorization: String?) throws -> (account: Account, keyID: ObjectID) {
-        guard let authorization, authorization.count > 7,
-              authorization.prefix(7).lowercased() == "bearer ",
-              let secret = APIKeySecret(presented: String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        guard let authorization, authorization.utf8.count > 7,
+              String(decoding: authorization.utf8.prefix(7), as: UTF8.self).lowercased() == "bearer ",
+              let secret = APIKeySecret(presented: String(decoding: authorization.utf8.dropFirst(7), as: UTF8.self).trimmedASCIIWhitespace)
         else { throw DomainError.unauthenticated }
         // The lookup is by hash of a 256-bit secret: timing reveals nothing usable about stored keys.
         let hash = Self.hash(secret)

@@ -28,37 +28,85 @@ public enum JSONText {
         line += "\""
     }
 
-    /// A JSON object written member by member.
+    /// Appends `value` as a JSON string literal, as UTF-8 bytes (same escapes as above).
+    public static func appendString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        // Almost every value needs no escape: one scan, then one copy.
+        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { buffer in
+            guard !buffer.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            bytes.append(contentsOf: buffer)
+            return true
+        }
+        if copied == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the decimal digits of `value` (a small string: no allocation).
+    public static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A JSON object written member by member, as UTF-8 bytes.
     public struct Object {
-        private var text = "{"
+        private var bytes: [UInt8] = [UInt8(ascii: "{")]
         private var first = true
 
-        public init() {}
+        public init() {
+            bytes.reserveCapacity(256)
+        }
 
         private mutating func key(_ name: String) {
-            if !first { text += "," }
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            JSONText.appendString(name, to: &text)
-            text += ":"
+            JSONText.appendString(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
         }
 
         public mutating func string(_ name: String, _ value: String?) {
             key(name)
-            if let value { JSONText.appendString(value, to: &text) } else { text += "null" }
+            if let value { JSONText.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
         }
 
         public mutating func int(_ name: String, _ value: Int) {
             key(name)
-            text += String(value)
+            JSONText.appendInt(value, to: &bytes)
         }
 
         /// A member whose value is already JSON text.
         public mutating func raw(_ name: String, _ json: String) {
             key(name)
-            text += json
+            bytes.append(contentsOf: json.utf8)
         }
 
-        public var json: String { text + "}" }
+        /// A member whose value is already JSON, as bytes.
+        public mutating func raw(_ name: String, bytes json: [UInt8]) {
+            key(name)
+            bytes.append(contentsOf: json)
+        }
+
+        /// The finished object's bytes.
+        public var utf8: [UInt8] { bytes + [UInt8(ascii: "}")] }
+
+        public var json: String { String(decoding: utf8, as: UTF8.self) }
     }
 
     /// A JSON object of string values with sorted keys.

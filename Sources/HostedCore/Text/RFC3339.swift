@@ -4,17 +4,53 @@ import Foundation
 /// show in a per-request profile): `2026-11-29T12:14:51Z`, or with `.123` milliseconds.
 public enum RFC3339 {
     public static func format(_ date: Date, milliseconds withMilliseconds: Bool = false) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(date, milliseconds: withMilliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the timestamp's bytes. The civil date comes from the day count by integer
+    /// arithmetic (Hinnant's days-from-civil inverse), not `gmtime_r`, which takes glibc's time
+    /// zone lock on every call. Years outside 0...9999 are clamped (nothing Hosted stores is).
+    public static func append(_ date: Date, milliseconds withMilliseconds: Bool, to bytes: inout [UInt8]) {
+        let limit = 253_402_300_799_999.0  // 9999-12-31T23:59:59.999Z
+        let total = Int64(min(max((date.timeIntervalSince1970 * 1000).rounded(.down), -62_167_219_200_000), limit))
+        let milliseconds = Int(((total % 1000) + 1000) % 1000)
+        let seconds = (total - Int64(milliseconds)) / 1000
+        let secondOfDay = Int(((seconds % 86_400) + 86_400) % 86_400)
+        let days = (seconds - Int64(secondOfDay)) / 86_400
+        // Days since 1970-01-01 to year, month, day (proleptic Gregorian).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
+        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
+        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        let fraction = withMilliseconds ? "." + pad(Int32(milliseconds % 1000), 3) : ""
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))\(fraction)Z"
+        digits(year, 4); bytes.append(UInt8(ascii: "-"))
+        digits(month, 2); bytes.append(UInt8(ascii: "-"))
+        digits(day, 2); bytes.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2); bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2); bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        if withMilliseconds {
+            bytes.append(UInt8(ascii: "."))
+            digits(milliseconds, 3)
+        }
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses `2026-12-01T12:00:00Z`, with optional fractional seconds and a numeric offset

@@ -5,7 +5,10 @@ import Glibc
 /// Owns its `PGconn` and finishes it in `deinit`.
 final class PostgresConnection: DatabaseConnection {
     private let handle: OpaquePointer
-    private var statementNames: [String: String] = [:]
+    private var statementNames = StatementCache<String>()
+    /// Each prepared statement's result columns, read from the first result (a statement's
+    /// columns never change), so later results reuse the same strings.
+    private var resultColumns: [String: [String]] = [:]
 
     /// Type OIDs decoded specially; every other type is returned as text.
     private enum TypeOID {
@@ -57,7 +60,7 @@ final class PostgresConnection: DatabaseConnection {
         let name = try prepare(sql, parameterCount: parameters.count)
         let result = try execute(name: name, parameters)
         defer { PQclear(result) }
-        return try rows(of: result)
+        return try rows(of: result, statement: name)
     }
 
     func executeScript(_ sql: String) throws(DatabaseError) {
@@ -118,11 +121,17 @@ final class PostgresConnection: DatabaseConnection {
         return recurse(0, [])
     }
 
-    private func rows(of result: OpaquePointer?) throws(DatabaseError) -> [Row] {
+    private func rows(of result: OpaquePointer?, statement: String) throws(DatabaseError) -> [Row] {
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)
         guard rowCount > 0 else { return [] }
-        let columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+        let columns: [String]
+        if let known = resultColumns[statement], known.count == Int(columnCount) {
+            columns = known
+        } else {
+            columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+            resultColumns[statement] = columns
+        }
         let types = (0..<columnCount).map { PQftype(result, $0) }
         var rows: [Row] = []
         rows.reserveCapacity(Int(rowCount))

@@ -9,7 +9,9 @@ public struct Row: Sendable {
     }
 
     public subscript(_ column: String) -> SQLValue {
-        guard let index = columns.firstIndex(of: column) else { return .null }
+        // Lengths first (O(1) for native strings): most names are told apart without comparing.
+        let length = column.utf8.count
+        guard let index = columns.firstIndex(where: { $0.utf8.count == length && $0 == column }) else { return .null }
         return values[index]
     }
 

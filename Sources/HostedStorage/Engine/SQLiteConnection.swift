@@ -4,7 +4,7 @@ import CSQLite3
 /// Owns its C handles and frees them in `deinit`.
 final class SQLiteConnection: DatabaseConnection {
     private let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements = StatementCache<OpaquePointer>()
 
     /// How long a writer waits for the write lock before `DatabaseError.busy`.
     static let busyTimeoutMilliseconds: Int32 = 5_000

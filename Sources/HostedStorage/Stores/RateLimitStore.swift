@@ -23,6 +23,9 @@ public struct RateLimitStore: Sendable {
         public let allowed: Bool
         /// Seconds until a request would be allowed (0 when allowed).
         public let retryAfterSeconds: Int
+
+        /// Allowed (e.g. from polls already taken from the bucket).
+        public static let allowed = Decision(allowed: true, retryAfterSeconds: 0)
     }
 
     /// Deletes buckets whose theoretical arrival time has passed: such a bucket allows a full
@@ -37,9 +40,9 @@ public struct RateLimitStore: Sendable {
         Int(try database.query("SELECT count(*) AS n FROM \(unsafeSQL: table.rawValue)")[0].int("n"))
     }
 
-    /// Counts one request against `bucket`: `interval` between requests sustained, `burst` at once.
-    public func take(bucket: String, at time: Date, interval: TimeInterval, burst: Int) throws -> Decision {
-        let cell = Cell(bucket: bucket, at: time, interval: interval, burst: burst)
+    /// Counts `cost` requests (usually one) against `bucket`: `interval` between requests sustained, `burst` at once.
+    public func take(bucket: String, at time: Date, interval: TimeInterval, burst: Int, cost: Int = 1) throws -> Decision {
+        let cell = Cell(bucket: bucket, at: time, interval: interval, burst: burst, cost: cost)
         guard let row = try database.query(cell.statement(table)).first else { throw DatabaseError.serializationFailure }
         return try cell.decision(row)
     }
@@ -51,26 +54,53 @@ public struct RateLimitStore: Sendable {
         let now: Int64
         let step: Int64
         let tolerance: Int64
+        /// Requests taken at once (a poll lease takes several): the arrival time moves by
+        /// `cost` steps, and the whole cost must fit, or nothing is taken.
+        let cost: Int64
 
-        init(bucket: String, at time: Date, interval: TimeInterval, burst: Int) {
+        init(bucket: String, at time: Date, interval: TimeInterval, burst: Int, cost: Int = 1) {
             self.bucket = bucket
             now = time.unixMilliseconds
             // Whole milliseconds, rounded up: a sub-millisecond interval must not become 0 (no
             // limit at all, and no tolerance either).
-            step = max(1, Int64((interval * 1000).rounded(.up)))
-            tolerance = step * Int64(burst)
+            step = max(1, Int64((min(interval, 1e9) * 1000).rounded(.up)))
+            tolerance = step.multipliedReportingOverflow(by: Int64(max(0, burst))).overflow
+                ? Int64.max / 4 : step * Int64(max(0, burst))
+            self.cost = Int64(max(1, cost))
         }
 
-        /// The upsert; it returns `tat` and `allowed`.
+        /// The upsert; it returns `tat` and `allowed`. Its text is built once per table (this
+        /// runs on every poll); only the values change.
         func statement(_ table: Table) -> SQL {
-            let name = table.rawValue
+            SQL(unsafeSQL: Self.text(table), bindings: bindings)
+        }
+
+        /// `$1` bucket, `$2` now, `$3` the step times the cost, `$4` tolerance, as `Self.text`
+        /// numbers them.
+        var bindings: [SQLValue] {
+            let increment = step.multipliedReportingOverflow(by: cost)
+            return [.text(bucket), .integer(now), .integer(increment.overflow ? Int64.max / 4 : increment.partialValue),
+                    .integer(tolerance)]
+        }
+
+        static func text(_ table: Table) -> String {
+            switch table {
+            case .rateLimits: rateLimitsText
+            case .pollLimits: pollLimitsText
+            }
+        }
+
+        private static let rateLimitsText = upsert(Table.rateLimits.rawValue)
+        private static let pollLimitsText = upsert(Table.pollLimits.rawValue)
+
+        private static func upsert(_ name: String) -> String {
             // Every SET expression reads the old row, so `allowed` and `tat` agree.
-            let next: SQL = "(CASE WHEN \(unsafeSQL: name).tat > CAST(\(now) AS BIGINT) THEN \(unsafeSQL: name).tat ELSE CAST(\(now) AS BIGINT) END + CAST(\(step) AS BIGINT))"
+            let next = "(CASE WHEN \(name).tat > CAST($2 AS BIGINT) THEN \(name).tat ELSE CAST($2 AS BIGINT) END + CAST($3 AS BIGINT))"
             return """
-                INSERT INTO \(unsafeSQL: name) (bucket, tat, allowed) VALUES (\(bucket), CAST(\(now) AS BIGINT) + CAST(\(step) AS BIGINT), 1)
+                INSERT INTO \(name) (bucket, tat, allowed) VALUES ($1, CAST($2 AS BIGINT) + CAST($3 AS BIGINT), 1)
                 ON CONFLICT (bucket) DO UPDATE SET
-                    tat = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN \(next) ELSE \(unsafeSQL: name).tat END,
-                    allowed = CASE WHEN \(next) - CAST(\(now) AS BIGINT) <= CAST(\(tolerance) AS BIGINT) THEN 1 ELSE 0 END
+                    tat = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN \(next) ELSE \(name).tat END,
+                    allowed = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN 1 ELSE 0 END
                 RETURNING tat, allowed
                 """
         }

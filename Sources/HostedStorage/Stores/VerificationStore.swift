@@ -88,11 +88,12 @@ public struct VerificationStore: Sendable {
     }
 
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
-        try database.query("""
-            SELECT \(unsafeSQL: Self.columns) FROM verifications
-            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
-            """).first.map(Self.verification(from:)).map(expireIfDue)
+        try database.query(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]))
+            .first.map(Self.verification(from:)).map(expireIfDue)
     }
+
+    /// The read of verification `$1` of account `$2` (built once: polls run it).
+    private static let readText = "SELECT \(columns) FROM verifications WHERE id = $1 AND account_id = $2"
 
     /// Wakes whatever waits on this verification (long-polls, in every process) without
     /// changing it: for a change kept elsewhere (a continuation opened or ended).
@@ -105,24 +106,28 @@ public struct VerificationStore: Sendable {
     /// bucket's table is unlogged (no WAL flush per poll); the read happens whatever the limit
     /// says (the caller answers 429 without it).
     public func polled(accountID: ObjectID, id: ObjectID, bucket: String, at time: Date, interval: TimeInterval,
-                       burst: Int) throws -> (RateLimitStore.Decision, Verification?) {
-        let cell = RateLimitStore.Cell(bucket: bucket, at: time, interval: interval, burst: burst)
+                       burst: Int, cost: Int = 1) throws -> (RateLimitStore.Decision, Verification?) {
+        let cell = RateLimitStore.Cell(bucket: bucket, at: time, interval: interval, burst: burst, cost: cost)
         guard database.dialect == .postgres else {
             let decision = try RateLimitStore(database: database, table: .pollLimits).take(bucket: bucket, at: time,
-                                                                                           interval: interval, burst: burst)
+                                                                                           interval: interval, burst: burst, cost: cost)
             return (decision, decision.allowed ? try verification(accountID: accountID, id: id) : nil)
         }
-        guard let row = try database.query("""
-            WITH cell AS (\(cell.statement(.pollLimits)))
-            SELECT cell.tat AS cell_tat, cell.allowed AS cell_allowed, v.* FROM cell
-            LEFT JOIN (SELECT \(unsafeSQL: Self.columns) FROM verifications
-                       WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)) v ON true
-            """).first
+        guard let row = try database.query(SQL(unsafeSQL: Self.pollText,
+                                               bindings: cell.bindings + [.text(id.rawValue), .text(accountID.rawValue)])).first
         else { throw DatabaseError.serializationFailure }
         let decision = try cell.decision(row, tat: "cell_tat", allowed: "cell_allowed")
         guard decision.allowed, try row.optionalString("id") != nil else { return (decision, nil) }
         return (decision, try expireIfDue(Self.verification(from: row)))
     }
+
+    /// The poll's one statement (built once): the bucket's upsert (`$1`–`$4`, see
+    /// `RateLimitStore.Cell`) and the verification `$5` of account `$6`.
+    private static let pollText = """
+        WITH cell AS (\(RateLimitStore.Cell.text(.pollLimits)))
+        SELECT cell.tat AS cell_tat, cell.allowed AS cell_allowed, v.* FROM cell
+        LEFT JOIN (SELECT \(columns) FROM verifications WHERE id = $5 AND account_id = $6) v ON true
+        """
 
     /// `verification` as it must be shown now: expired first if it is past its time (by the
     /// system, in a transaction of its own; a concurrent expiry by another reader or the sweeper
@@ -272,8 +277,9 @@ public struct VerificationStore: Sendable {
             id: id, accountID: accountID, userID: try row.string("user_id"), workflowKey: try row.string("workflow_key"),
             workflowVersion: Int(try row.int("workflow_version")), status: status, mobile: try row.string("mobile"),
             returnURL: try row.optionalString("return_url"),
-            metadata: try JSONColumn.decode([String: String].self, from: try row.string("metadata"), column: "metadata"),
-            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps"),
+            metadata: try JSONColumn.decode([String: String].self, from: try row.string("metadata"), column: "metadata",
+                                            memo: decodedMetadata),
+            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps", memo: decodedSteps),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
             decisionReason: try row.optionalString("decision_reason"),
@@ -282,6 +288,14 @@ public struct VerificationStore: Sendable {
             lastStep: try row.optionalString("last_step"), redactedAt: try row.optionalDate("redacted_at"),
             redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"),
             approvalsRequired: Int(try row.int("approvals_required")),
-            approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals"))
+            approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals",
+                                             memo: decodedApprovals))
     }
+
+    /// Decoded JSON columns by their text (see `JSONColumn.decode(_:from:column:memo:)`). Steps
+    /// hold step ids, types, times and artifact ids; metadata is the customer's and may be
+    /// redacted, so only its empty value is shortcut.
+    static let decodedMetadata = DecodedColumns<[String: String]>(capacity: 0, empty: [:])
+    static let decodedSteps = DecodedColumns<[StepState]>(empty: [])
+    static let decodedApprovals = DecodedColumns<[String]>(empty: [])
 }
