@@ -1,6 +1,7 @@
--- pgbench script (bench/run.sh): the SQL hosted runs for one GET /v1/verifications/{id} on
--- PostgreSQL — one statement (VerificationStore.polled): the poll bucket's upsert in the
--- unlogged `poll_limits` table and the verification's read, in one round trip. The API key is
+-- pgbench script (bench/run.sh): the statement hosted runs when a GET /v1/verifications/{id}
+-- on PostgreSQL takes a poll lease (VerificationStore.polled; once per 100 polls at the bench's
+-- raised limit, the other polls run bench/pgbench-select.sql's read alone): the poll bucket's
+-- upsert in the unlogged `poll_limits` table and the verification's read, in one round trip. The API key is
 -- not looked up per request (AccountService keeps a key that authenticated for one second).
 -- One pgbench "transaction" = one API request. The literal values come in as variables
 -- (pgbench -D; \set cannot hold text):

@@ -14,18 +14,25 @@ Builds the release binary, then benchmarks with wrk on 127.0.0.1:
   hosted GET /healthz      SQLite
   hosted GET /v1/account   SQLite, Bearer API key of a fresh account
   hosted GET /v1/account   PostgreSQL (throwaway server via scripts/with-postgres.sh)
-  hosted GET /v1/verifications/{id}   PostgreSQL, one verification polled
-  hosted POST /v1/verifications       PostgreSQL, idempotent repeat of its create (200)
-  pgbench read / create    the SQL hosted runs for those two requests, straight
-                           against the same database at the same concurrency
-                           (bench/pgbench-read.sql, bench/pgbench-create.sql)
+  nginx static file, access log on   the same, writing a buffered access log (hosted
+                           always writes one): the /healthz goal's baseline
+  hosted GET /v1/verifications/{id}   SQLite and PostgreSQL, one verification polled,
+                           at full load and at about half that rate (p99)
+  hosted POST /v1/verifications       SQLite and PostgreSQL, idempotent repeat (200)
+  sqlite raw read / create the statements behind those two requests in a loop on
+                           the same SQLite file (bench/sqlite-raw.py), hosted stopped
+  pgbench read / select / create   the SQL hosted runs for those requests, straight
+                           against the same PostgreSQL database at the same concurrency
+                           (bench/pgbench-read.sql, -select.sql, -create.sql)
+  sizing                   the PostgreSQL poll again with HOSTED_THREADS = HOSTED_DB_POOL_SIZE
+                           = each of BENCH_SIZING
 and reports hosted's RSS (VmRSS) after startup and after the load, and how
-close each API row gets to its pgbench row.
+close each API row gets to its reference row.
 
-In the PostgreSQL phase hosted runs with HOSTED_POLL_RATE / HOSTED_POLL_BURST
-raised (BENCH_POLL_RATE / BENCH_POLL_BURST) so the per-verification poll limit
-still does its UPSERT on every GET but does not answer 429 (for the first ~1e6
-polls of the verification, i.e. a couple of minutes of GET row at ~8k req/s).
+hosted runs with HOSTED_POLL_RATE / HOSTED_POLL_BURST raised (BENCH_POLL_RATE /
+BENCH_POLL_BURST) so the per-verification poll limit still counts every GET but
+does not answer 429. At that rate a poll lease is 100 polls (docs/performance.md):
+one statement in 100 is the bucket's upsert with the read, the others the read alone.
 
 Options:
   --baseline-only   only the nginx row (no build, no hosted)
@@ -39,6 +46,9 @@ Environment:
   BENCH_POLL_RATE    HOSTED_POLL_RATE for the PostgreSQL phase (default 1000;
                      above 1000 hosted's limiter step rounds to 0 ms and it rejects)
   BENCH_POLL_BURST   HOSTED_POLL_BURST for the PostgreSQL phase (default 1000000)
+  BENCH_SIZING       worker/connection counts for the sizing rows (default "2 4 6 12";
+                     empty: none)
+  BENCH_RAW_CONNECTIONS  threads (one connection each) of the SQLite raw loop (default 2)
   HOSTED_TEST_PG_BIN directory holding pgbench (default /usr/lib/postgresql/15/bin;
                      set by scripts/with-postgres.sh)
 EOF
@@ -66,6 +76,10 @@ CONNECTIONS=${BENCH_CONNECTIONS:-64}
 # the step is 1 ms and the tolerance 1000 s: no 429 until ~1e6 polls of the verification.
 POLL_RATE=${BENCH_POLL_RATE:-1000}
 POLL_BURST=${BENCH_POLL_BURST:-1000000}
+SIZING=${BENCH_SIZING-2 4 6 12}
+RAW_CONNECTIONS=${BENCH_RAW_CONNECTIONS:-2}
+# Every hosted in this run polls at the raised limit (see the usage).
+export HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST
 # The verification the PostgreSQL phase creates, polls and re-creates.
 WORKFLOW_BODY='{"key":"bench","name":"Bench","steps":[{"type":"selfie"}]}'
 VERIFICATION_BODY='{"user_id":"bench-user","workflow":"bench","mobile":"+919876543210"}'
@@ -143,10 +157,14 @@ json_field() {
     python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
 }
 
-# bench_verifications KEY: creates the bench workflow and verification (sets
-# VERIFICATION_ID), then the GET-by-id row and the idempotent-repeat POST row.
+# bench_verifications KEY STORE: creates the bench workflow and verification (sets
+# VERIFICATION_ID), then the GET-by-id rows (full load, about half of it) and the
+# idempotent-repeat POST row, named for STORE.
 bench_verifications() {
-    local key=$1 created repeated
+    local key=$1 store=$2 created repeated
+    local row_read="hosted GET /v1/verifications/{id} ($store)"
+    local row_half="hosted GET /v1/verifications/{id} ($store, about half its peak rate)"
+    local row_create="hosted POST /v1/verifications ($store, repeat)"
     http_json POST "$HOSTED_BASE/v1/workflows" "$key" "$WORKFLOW_BODY" 201 >/dev/null ||
         die "could not create the bench workflow"
     created=$(http_json POST "$HOSTED_BASE/v1/verifications" "$key" "$VERIFICATION_BODY" 201) ||
@@ -158,21 +176,60 @@ bench_verifications() {
     [[ $(json_field id <<<"$repeated") == "$VERIFICATION_ID" ]] ||
         die "repeating the create returned another verification"
 
-    bench_row "$ROW_API_READ" "$HOSTED_BASE/v1/verifications/$VERIFICATION_ID" \
+    bench_row "$row_read" "$HOSTED_BASE/v1/verifications/$VERIFICATION_ID" \
         "Authorization: Bearer $key"
     # The same poll at about half that rate: each connection pauses 1000 * CONNECTIONS /
     # (peak / 2) ms between requests, so CONNECTIONS connections offer at most peak / 2 per
     # second (a little less: each request's own latency adds to the pause).
     local peak p50 pause
-    peak=$(awk -F'\t' -v row="$ROW_API_READ" '$1 == row { print $2 }' "$WORK/results.tsv" | tail -n 1)
-    p50=$(awk -F'\t' -v row="$ROW_API_READ" '$1 == row { sub(/ ms/, "", $3); print $3 }' "$WORK/results.tsv" | tail -n 1)
+    peak=$(awk -F'\t' -v row="$row_read" '$1 == row { print $2 }' "$WORK/results.tsv" | tail -n 1)
+    p50=$(awk -F'\t' -v row="$row_read" '$1 == row { sub(/ ms/, "", $3); print $3 }' "$WORK/results.tsv" | tail -n 1)
     pause=$(python3 -c 'import sys; peak, p50, c = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(max(0, round(1000 * c / (peak / 2))))' \
         "${peak:-0}" "${p50:-0}" "$CONNECTIONS" 2>/dev/null || echo 0)
-    BENCH_DELAY_MS=$pause wrk_row "$ROW_API_READ_HALF" "$HOSTED_BASE/v1/verifications/$VERIFICATION_ID" \
+    BENCH_DELAY_MS=$pause wrk_row "$row_half" "$HOSTED_BASE/v1/verifications/$VERIFICATION_ID" \
         -H "Authorization: Bearer $key" -s "$REPO/bench/half-load.lua"
     BENCH_API_KEY=$key BENCH_VERIFICATION_BODY=$VERIFICATION_BODY \
-        wrk_row "$ROW_API_CREATE" "$HOSTED_BASE/v1/verifications" \
+        wrk_row "$row_create" "$HOSTED_BASE/v1/verifications" \
         -s "$REPO/bench/post-verification.lua"
+}
+
+# bench_sqlite_raw DATABASE_FILE: the poll's and the repeat create's statements in a loop on
+# the file hosted used (hosted stopped), as rows, and the API rows' ratios to them.
+bench_sqlite_raw() {
+    local file=$1 out
+    out=$(python3 "$REPO/bench/sqlite-raw.py" "$file" "$VERIFICATION_ID" "$ACCOUNT_ID" bench-user bench \
+        "$(seconds_of "$DURATION")" "$RAW_CONNECTIONS") || die "bench/sqlite-raw.py failed"
+    log "sqlite raw: $out"
+    printf '%s\n' "$out" >"$WORK/sqlite-raw.json"
+    python3 - "$WORK/results.tsv" "$RAW_CONNECTIONS" "$WORK/sqlite-raw.json" >>"$WORK/ratios.txt" <<'PY'
+import json, sys
+results, connections, measured = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(results)}
+names = {"read": "hosted GET /v1/verifications/{id} (sqlite)", "create": "hosted POST /v1/verifications (sqlite, repeat)"}
+with open(results, "a") as out:
+    for line in open(measured):
+        raw = json.loads(line)
+        label = f"sqlite raw {raw['statement']}: the same statement in a Python loop ({connections} connections)"
+        out.write(f"{label}\t{raw['rows_per_second']}\t-\t-\t0\n")
+        api = rows.get(names[raw["statement"]])
+        try:
+            print(f"API {raw['statement']} (sqlite) / {label} = {100 * float(api[1]) / raw['rows_per_second']:.0f}% "
+                  f"({float(api[1]):.0f} req/s vs {raw['rows_per_second']} statements/s)  ")
+        except (TypeError, IndexError, ValueError, ZeroDivisionError):
+            print(f"API {raw['statement']} (sqlite) / {label} = ? (a row is missing)  ")
+PY
+}
+
+# bench_sizing KEY: the PostgreSQL poll with HOSTED_THREADS = HOSTED_DB_POOL_SIZE = each of
+# $SIZING, one hosted each, on the same database and verification.
+bench_sizing() {
+    local key=$1 size
+    for size in $SIZING; do
+        HOSTED_THREADS=$size HOSTED_DB_POOL_SIZE=$size start_hosted "$HOSTED_TEST_POSTGRES_URL" "sizing-$size"
+        wrk_row "sizing: poll (postgresql), $size workers, $size connections" \
+            "$HOSTED_BASE/v1/verifications/$VERIFICATION_ID" -H "Authorization: Bearer $key"
+        stop_pid "$HOSTED_PID"
+    done
 }
 
 # bench_hosted_account NAME DATABASE_URL: hosted on that store, /v1/account row (and on
@@ -189,19 +246,19 @@ bench_hosted_account() {
     [[ $ACCOUNT_ID =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected account id: $ACCOUNT_ID"
     bench_row "hosted GET /v1/account ($name)" "$HOSTED_BASE/v1/account" \
         "Authorization: Bearer $API_KEY"
-    if [[ $name == postgresql ]]; then
-        bench_verifications "$API_KEY"
-    fi
+    bench_verifications "$API_KEY" "$name"
     printf '%s\t%s\t%s\n' "hosted ($name)" "$rss_start" "$(rss "$HOSTED_PID")" >>"$WORK/rss.tsv"
     stop_pid "$HOSTED_PID"
+    if [[ $name == sqlite ]]; then
+        bench_sqlite_raw "${db#sqlite:}"
+    fi
 }
 
 # --- pgbench: the API's SQL without the API ------------------------------------
 ROW_API_READ="hosted GET /v1/verifications/{id} (postgresql)"
 ROW_API_CREATE="hosted POST /v1/verifications (postgresql, repeat)"
-ROW_PG_READ="pgbench read: poll bucket + select (1 statement, as hosted)"
+ROW_PG_READ="pgbench lease statement: poll bucket upsert + select (hosted runs it once per 100 polls)"
 ROW_PG_SELECT="pgbench one-row select (reference)"
-ROW_API_READ_HALF="hosted GET /v1/verifications/{id} (postgresql, about half its peak rate)"
 ROW_PG_CREATE="pgbench create repeat: the open verification's read (1 statement, as hosted)"
 
 # seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
@@ -318,15 +375,15 @@ for what, api, pg in [("read", sys.argv[2], sys.argv[3]), ("create", sys.argv[4]
         print(f"API {what} / {pg} = ? (a row is missing or has no rate)  ")
 PY
     {
-        echo "PostgreSQL phase: hosted ran with HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST, so the" \
-            "per-verification poll limiter still runs its UPSERT on every GET but should never reject" \
-            "(a 429 would show under errors). The POST row repeats the open verification's create (200)."
+        echo "hosted ran with HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST: the per-verification" \
+            "poll limit counts every GET (a lease of 100 polls per upsert, docs/performance.md) but should" \
+            "never reject (a 429 would show under errors). The POST rows repeat the open verification's create (200)."
         echo
         echo "pgbench rows: pgbench -c $CONNECTIONS -j $THREADS -M prepared -T $PG_SECONDS, hosted stopped," \
             "running the statements hosted runs per request (bench/pgbench-*.sql) as separate autocommit" \
             "statements; req/s = tps (without initial connection time); pgbench gives only the latency" \
             "average (shown under p50); errors = failed transactions + aborted clients. pgbench holds" \
-            "$CONNECTIONS connections; hosted uses a pool of HOSTED_DB_POOL_SIZE (default one per HTTP worker, three per core = $((3 * $(nproc))))."
+            "$CONNECTIONS connections; hosted uses a pool of HOSTED_DB_POOL_SIZE (default one per HTTP worker, two per core = $((2 * $(nproc))))."
     } >>"$WORK/notes.txt"
 }
 
@@ -341,10 +398,9 @@ if [[ $MODE == postgres ]]; then
     [[ -x $PGBENCH ]] || die "pgbench not found at $PGBENCH"
     PG_SECONDS=$(seconds_of "$DURATION")
     WARMUP_SECONDS=$(seconds_of "$WARMUP")
-    # The poll limiter runs on every GET but never says no (see the usage).
-    export HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST
     bench_hosted_account postgresql "$HOSTED_TEST_POSTGRES_URL"
     bench_pgbench
+    bench_sizing "$API_KEY"
     exit 0
 fi
 
@@ -415,6 +471,14 @@ PIDS+=("$NGINX_PID")
 wait_http "http://127.0.0.1:$NGINX_PORT/healthz" "$NGINX_PID" nginx
 bench_row "nginx static file (${STATIC_BYTES} B)" "http://127.0.0.1:$NGINX_PORT/healthz"
 stop_pid "$NGINX_PID"
+# The same with an access log, buffered as hosted buffers its own (64 KiB, flushed every second).
+sed -i "s|access_log off;|access_log $WORK/nginx/access.log combined buffer=64k flush=1s;|" "$WORK/nginx/nginx.conf"
+"$NGINX" -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
+NGINX_PID=$!
+PIDS+=("$NGINX_PID")
+wait_http "http://127.0.0.1:$NGINX_PORT/healthz" "$NGINX_PID" nginx
+bench_row "nginx static file (${STATIC_BYTES} B), access log on" "http://127.0.0.1:$NGINX_PORT/healthz"
+stop_pid "$NGINX_PID"
 
 # --- hosted: SQLite, then PostgreSQL ----------------------------------------------
 if [[ $MODE == all ]]; then
@@ -431,19 +495,22 @@ echo "| --- | ---: | ---: | ---: | ---: |"
 awk -F'\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
 # #16's goals: /healthz at least 95 % of nginx serving a file of the same size; the poll's p99
 # at half its peak rate at most 5 ms.
-awk -F'\t' -v row="$ROW_API_READ_HALF" '$1 == row { printf "poll at about half its peak rate: %s req/s, p99 %s (goal <= 5 ms)  \n", $2, $4 }' \
+awk -F'\t' '$1 ~ /about half its peak rate/ { printf "%s: %s req/s, p99 %s (goal <= 5 ms)  \n", $1, $2, $4 }' \
     "$WORK/results.tsv" >>"$WORK/ratios.txt"
 python3 - "$WORK/results.tsv" >>"$WORK/ratios.txt" <<'PY'
 import sys
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(sys.argv[1])}
-nginx = next((r for name, r in rows.items() if name.startswith("nginx static file")), None)
 health = rows.get("hosted GET /healthz")
-if nginx and health:
-    try:
-        print(f"hosted GET /healthz / nginx static file = {100 * float(health[1]) / float(nginx[1]):.0f}% "
-              f"({float(health[1]):.0f} vs {float(nginx[1]):.0f} req/s; goal >= 95%)  ")
-    except ValueError:
-        print("hosted GET /healthz / nginx static file = ? (a row has no rate)  ")
+for logged in (True, False):
+    nginx = next((r for name, r in rows.items()
+                  if name.startswith("nginx static file") and name.endswith("access log on") == logged), None)
+    what = "nginx static file, access log on (goal >= 95%)" if logged else "nginx static file, no access log"
+    if nginx and health:
+        try:
+            print(f"hosted GET /healthz / {what} = {100 * float(health[1]) / float(nginx[1]):.0f}% "
+                  f"({float(health[1]):.0f} vs {float(nginx[1]):.0f} req/s)  ")
+        except ValueError:
+            print(f"hosted GET /healthz / {what} = ? (a row has no rate)  ")
 PY
 if [[ -s "$WORK/ratios.txt" ]]; then
     echo

@@ -9,7 +9,7 @@ struct CommandLineArguments {
         ("--listen", "HOSTED_LISTEN", "address and port to serve on (default 127.0.0.1:8080)"),
         ("--public-url", "HOSTED_PUBLIC_URL", "base of every URL handed out (default http://127.0.0.1:8080)"),
         ("--trusted-proxies", "HOSTED_TRUSTED_PROXIES", "comma-separated proxy addresses whose X-Forwarded-For is believed"),
-        ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: three per core)"),
+        ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: two per core)"),
         ("--db-pool-size", "HOSTED_DB_POOL_SIZE", "database connections per process (default: one per worker thread)"),
         ("--public-dir", "HOSTED_PUBLIC_DIR", "directory of the web pages (default ./public)"),
         ("--sms-relay-url", "HOSTED_SMS_RELAY_URL", "https endpoint that sends SMS (production; dev mode uses the outbox)"),

@@ -22,13 +22,14 @@ public struct Configuration: Sendable {
     public var trustedProxies: [String] = []
     /// `HOSTED_DB_POOL_SIZE` / `--db-pool-size`; default one connection per HTTP worker thread.
     public var databasePoolSize = Configuration.defaultThreads
-    /// `HOSTED_THREADS` / `--threads`; default three HTTP workers per core: handlers block on the
-    /// database, so a core whose worker waits on a query needs others to run. Measured on 2 cores
-    /// (README, performance): more workers raise PostgreSQL-bound throughput and the tail latency
-    /// of short requests with it; three per core is the middle.
+    /// `HOSTED_THREADS` / `--threads`; default two HTTP workers per core: handlers block on the
+    /// database, so a core whose worker waits on a query needs another to run. Measured on 2 cores
+    /// (`bench/run.sh`'s sizing rows, docs/performance.md): 4 workers served the most polls with
+    /// the lowest p99; 6 and 12 fewer, with a longer tail (more threads than the cores can run,
+    /// each holding a database connection).
     public var threads = Configuration.defaultThreads
 
-    static let defaultThreads = 3 * ProcessInfo.processInfo.activeProcessorCount
+    static let defaultThreads = 2 * ProcessInfo.processInfo.activeProcessorCount
     /// `HOSTED_PUBLIC_DIR` / `--public-dir`; default `./public`, else `public/` beside the package
     /// the binary was built from.
     public var publicDirectory: URL = Configuration.defaultPublicDirectory()

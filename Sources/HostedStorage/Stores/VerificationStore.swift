@@ -75,11 +75,17 @@ public struct VerificationStore: Sendable {
     /// The account's open (not canceled, not expired) verification of this user and workflow,
     /// as stored (it may be past its time: the caller checks), or nil.
     public func openVerification(accountID: ObjectID, userID: String, workflowKey: String) throws -> Verification? {
-        try database.query("""
-            SELECT \(unsafeSQL: Self.columns) FROM verifications
-            WHERE account_id = \(accountID.rawValue) AND user_id = \(userID) AND workflow_key = \(workflowKey) AND status NOT IN ('canceled', 'expired')
-            """).first.map(Self.verification(from:))
+        try database.query(SQL(unsafeSQL: Self.openText,
+                               bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]))
+            .first.map(Self.verification(from:))
     }
+
+    /// The open verification of account `$1`, user `$2` and workflow `$3` (built once: every
+    /// repeated create runs it).
+    private static let openText = """
+        SELECT \(columns) FROM verifications
+        WHERE account_id = $1 AND user_id = $2 AND workflow_key = $3 AND status NOT IN ('canceled', 'expired')
+        """
 
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
