@@ -27,27 +27,73 @@ final class PollLeases: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var leases: [String: (remaining: Int, until: Date)] = [:]
+    private var leases: [String: Lease] = [:]
 
-    /// Takes one poll from this process's lease on `bucket`, if it has one left.
-    func take(_ bucket: String, at now: Date) -> Bool {
+    private struct Lease {
+        var remaining: Int
+        let until: Date
+        /// One poll is taking the next lease; the others go on using this one meanwhile.
+        var renewing: Bool
+    }
+
+    /// What a poll may do with this process's lease on its bucket.
+    enum Take: Equatable {
+        /// Answer from the lease: one poll was taken from it.
+        case leased
+        /// Take a new lease now: the current one runs low, and no other poll is renewing it
+        /// (its leftover stays usable if the bucket refuses, see `renewalRefused`).
+        case renew
+        /// No lease: take one.
+        case none
+    }
+
+    /// Takes one poll from this process's lease on `bucket`, or says to take a new lease. One
+    /// poll renews a lease when a quarter of it is left, while the others go on using it: they
+    /// do not all find it empty at once and queue on the bucket's row.
+    func take(_ bucket: String, size: Int, at now: Date) -> Take {
         lock.lock()
         defer { lock.unlock() }
-        guard let lease = leases[bucket] else { return false }
-        guard lease.until > now, lease.remaining > 0 else {
+        guard var lease = leases[bucket], lease.until > now, lease.remaining > 0 else {
+            leases[bucket] = nil
+            return .none
+        }
+        if !lease.renewing && lease.remaining <= max(1, size / 4) {
+            lease.renewing = true
+            leases[bucket] = lease
+            return .renew
+        }
+        lease.remaining -= 1
+        leases[bucket] = lease
+        return .leased
+    }
+
+    /// Keeps `count` polls taken from `bucket` at `now` (beyond the poll being answered), plus
+    /// what is left of the lease they replace.
+    func grant(_ bucket: String, count: Int, at now: Date) {
+        lock.lock()
+        defer { lock.unlock() }
+        let leftover = leases[bucket].map { $0.until > now ? $0.remaining : 0 } ?? 0
+        let total = count + leftover
+        guard total > 0 else {
+            leases[bucket] = nil
+            return
+        }
+        if leases[bucket] == nil, leases.count >= Self.capacity { leases.removeAll(keepingCapacity: true) }
+        leases[bucket] = Lease(remaining: total, until: now.addingTimeInterval(Self.lifetime), renewing: false)
+    }
+
+    /// A renewal the bucket refused: the current lease may be renewed again later. Takes one of
+    /// its leftover polls for the poll that asked, if any is left (false: none).
+    func renewalRefused(_ bucket: String, at now: Date) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var lease = leases[bucket], lease.until > now, lease.remaining > 0 else {
             leases[bucket] = nil
             return false
         }
-        leases[bucket] = lease.remaining == 1 ? nil : (lease.remaining - 1, lease.until)
+        lease.renewing = false
+        lease.remaining -= 1
+        leases[bucket] = lease.remaining == 0 ? nil : lease
         return true
-    }
-
-    /// Keeps `count` polls taken from `bucket` at `now` (one more than the poll being answered).
-    func grant(_ bucket: String, count: Int, at now: Date) {
-        guard count > 0 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if leases.count >= Self.capacity { leases.removeAll(keepingCapacity: true) }
-        leases[bucket] = (count, now.addingTimeInterval(Self.lifetime))
     }
 }

@@ -80,19 +80,24 @@ struct VerificationRoutes {
 
     /// One poll of a verification against its bucket, and the verification: from this process's
     /// lease with a plain read, or in one statement that also takes the next lease (see
-    /// `PollLeases`); when a whole lease no longer fits the bucket, one poll is asked for.
+    /// `PollLeases`); when a whole lease no longer fits the bucket, what is left of the current
+    /// one is used, then one poll is asked for.
     private func poll(account: Account, id: ObjectID) throws -> (RateLimitStore.Decision, Verification?) {
         let bucket = "poll:\(account.id.rawValue):\(id.rawValue)"
         let now = clock.now()
-        if pollLeases.take(bucket, at: now) {
+        let size = PollLeases.size(rate: pollRate, burst: pollBurst)
+        let take = pollLeases.take(bucket, size: size, at: now)
+        if take == .leased {
             return (.allowed, try store.verification(accountID: account.id, id: id))
         }
-        let size = PollLeases.size(rate: pollRate, burst: pollBurst)
         let leased = try store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
                                       burst: pollBurst, cost: size)
         if leased.0.allowed {
             pollLeases.grant(bucket, count: size - 1, at: now)
             return leased
+        }
+        if take == .renew, pollLeases.renewalRefused(bucket, at: now) {
+            return (.allowed, try store.verification(accountID: account.id, id: id))
         }
         guard size > 1 else { return leased }
         return try store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate, burst: pollBurst)
