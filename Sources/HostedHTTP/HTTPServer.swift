@@ -323,10 +323,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let mhdResponse else { return MHD_Result.NO }
         defer { MHD_destroy_response(mhdResponse) }
+        // withCString lends a native string's own bytes: no C copy per header.
         for (name, value) in response.headers where !name.caseInsensitiveEquals("Content-Length") {
-            MHD_add_response_header(mhdResponse, name, value)
+            _ = name.withCString { name in value.withCString { value in MHD_add_response_header(mhdResponse, name, value) } }
         }
-        MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
+        _ = exchange.requestID.withCString { MHD_add_response_header(mhdResponse, "X-Request-Id", $0) }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
         log.access(AccessLogEntry(time: exchange.receivedAt, requestID: exchange.requestID,
