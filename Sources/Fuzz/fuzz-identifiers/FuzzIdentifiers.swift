@@ -44,6 +44,8 @@ func fuzzIdentifiers(_ bytes: [UInt8]) {
     }
     if let decoded = Base64URL.decode(text) {
         fuzzCheck(Base64URL.decode(Base64URL.encode(decoded)) == decoded, "base64url round trip failed for \(text)")
+        // Only the canonical text of a byte string is accepted (no padding, zero unused bits).
+        fuzzCheck(Base64URL.encode(decoded) == text, "base64url accepted a non-canonical text: \(text)")
     }
     _ = VerificationRules.isValidUserID(text)
 

@@ -74,6 +74,10 @@ func checkJSONTextRoundTrip(_ text: String) {
     JSONText.appendString(text, to: &line)
     let parsed = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? String
     fuzzCheck(parsed == text, "JSONText.appendString does not round-trip: \(Array(text.utf8)) -> \(line)")
+    // The byte writer (access log, verification objects) writes exactly the same text.
+    var bytes: [UInt8] = []
+    JSONText.appendString(text, to: &bytes)
+    fuzzCheck(bytes == Array(line.utf8), "JSONText.appendString bytes differ from the String writer for \(Array(text.utf8))")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
