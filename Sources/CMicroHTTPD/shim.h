@@ -17,14 +17,19 @@ static size_t hosted_mhd_keep_escaped(void *cls, struct MHD_Connection *c, char 
 }
 
 /// Starts a daemon listening on `addr` (an IPv4 or IPv6 sockaddr) with an internal thread pool
-/// of `threads` workers using epoll. Returns NULL on failure.
+/// of `threads` workers using poll(2). Returns NULL on failure.
+///
+/// Not epoll: libmicrohttpd 0.9.75 aborts the process (MHD_PANIC "Failed to remove listen FD
+/// from epoll set") when MHD_quiesce_daemon, which a graceful shutdown needs, races a worker's
+/// epoll loop removing the same listening socket. With poll(2) quiescing only signals the
+/// workers through their inter-thread channel, and nothing can abort.
 static inline struct MHD_Daemon *hosted_mhd_start(
     const struct sockaddr *addr, int ipv6, unsigned int threads, unsigned int timeout_seconds,
     unsigned int connection_limit, unsigned int per_address_limit, size_t connection_memory,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls)
 {
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC
                          | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ipv6) flags |= MHD_USE_IPv6;
     uint16_t port = ipv6 ? ntohs(((const struct sockaddr_in6 *)addr)->sin6_port)

@@ -2,7 +2,7 @@ import CMicroHTTPD
 import HostedCore
 import Foundation
 
-/// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using epoll,
+/// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using poll(2) (see the shim for why not epoll),
 /// keep-alive, a connection timeout, per-route body limits, request ids and an access log.
 /// This is the only file where libmicrohttpd's callbacks cross into Swift.
 ///
@@ -84,7 +84,7 @@ public final class HTTPServer: @unchecked Sendable {
     public func shutdown(gracePeriod: TimeInterval = 10, beforeDraining: () -> Void = {}) {
         guard let daemon else { return }
         listenSocket = MHD_quiesce_daemon(daemon)
-        // Quiescing only takes the socket out of the workers' epoll sets, and a worker may still
+        // Quiescing only tells the workers to stop polling the socket, and a worker may still
         // be about to accept; shutting the listening socket down makes the kernel refuse new
         // connections at once. It is closed only after MHD_stop_daemon, as libmicrohttpd requires.
         if listenSocket >= 0 { _ = Glibc.shutdown(listenSocket, Int32(SHUT_RDWR)) }

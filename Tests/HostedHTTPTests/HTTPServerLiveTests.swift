@@ -41,6 +41,34 @@ import Testing
         try body(server, log)
     }
 
+    /// Graceful shutdown quiesces libmicrohttpd while its workers are busy. With epoll worker
+    /// loops, libmicrohttpd 0.9.75 could abort the whole process here (MHD_PANIC "Failed to remove
+    /// listen FD from epoll set": the quiesce and a worker race to remove the listening socket);
+    /// the server uses poll(2) workers, so 300 shutdowns under connection churn all return.
+    @Test func shuttingDownUnderLoadNeverAbortsTheProcess() throws {
+        for _ in 0..<300 {
+            let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 16, connectionTimeoutSeconds: 5,
+                                                         connectionLimit: 16, connectionsPerAddress: 0),
+                                    responder: Self.makeRouter(), log: MemoryLog())
+            try server.start()
+            let port = server.port
+            let stop = Counter()
+            let group = DispatchGroup()
+            for _ in 0..<32 {
+                DispatchQueue.global().async(group: group) {
+                    while stop.value == 0 {
+                        guard let connection = try? RawHTTPConnection(port: port, timeoutSeconds: 2) else { continue }
+                        _ = try? connection.request("GET", "/hello")
+                    }
+                }
+            }
+            usleep(5_000)
+            server.shutdown(gracePeriod: 0.05)
+            stop.increment()
+            group.wait()
+        }
+    }
+
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
         try withServer { server, _ in
             let connection = try RawHTTPConnection(port: server.port)
