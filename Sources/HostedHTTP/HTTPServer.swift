@@ -42,6 +42,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binds and starts serving on the worker threads; returns at once.
     public func start() throws(StartError) {
+        // A write to a connection the client has already closed must be an error for the
+        // writer, not SIGPIPE for the whole process (whatever library writes).
+        _ = Self.ignoreBrokenPipes
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started: OpaquePointer?
         if configuration.host.contains(":") {
@@ -122,6 +125,9 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     deinit { shutdown(gracePeriod: 0) }
+
+    /// Set once per process, before the first server starts.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     /// Bytes of an over-limit chunked body read and dropped before the connection is cut.
     static let maximumDiscardedBytes = 16 << 20

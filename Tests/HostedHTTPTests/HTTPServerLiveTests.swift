@@ -69,6 +69,21 @@ import Testing
         }
     }
 
+    /// Once a server has started, writing to a socket whose peer is gone is EPIPE for the
+    /// writer, not SIGPIPE for the process (which would kill `serve` with no log line).
+    @Test func aWriteToAClosedPeerIsAnErrorNotASignal() throws {
+        try withServer { _, _ in
+            var pair: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+            close(pair[1])
+            let byte: [UInt8] = [0x41]
+            let written = byte.withUnsafeBytes { write(pair[0], $0.baseAddress, 1) }
+            #expect(written == -1)
+            #expect(errno == EPIPE)
+            close(pair[0])
+        }
+    }
+
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
         try withServer { server, _ in
             let connection = try RawHTTPConnection(port: server.port)
