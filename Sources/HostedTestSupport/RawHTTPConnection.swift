@@ -25,7 +25,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
 
     public init(port: UInt16, host: String = "127.0.0.1", timeoutSeconds: Int = 15) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        guard socket >= 0 else { throw Failure(description: "socket() failed: \(errno)") }  // deinit's close(-1) is a no-op
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -35,10 +35,10 @@ public final class RawHTTPConnection: @unchecked Sendable {
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else {
-            close(socket)
-            throw Failure(description: "connect() failed: \(errno)")
-        }
+        // No close here: every stored property is set, so a throw runs deinit, which closes the
+        // socket. Closing it twice would close whatever reused the number meanwhile (a server's
+        // socket in another test), and libmicrohttpd aborts when its own close then fails.
+        guard rc == 0 else { throw Failure(description: "connect() failed: \(errno)") }
     }
 
     deinit { close(socket) }
