@@ -471,20 +471,19 @@ http {
     }
 }
 EOF
-"$NGINX" -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
-NGINX_PID=$!
-PIDS+=("$NGINX_PID")
-wait_http "http://127.0.0.1:$NGINX_PORT/healthz" "$NGINX_PID" nginx
-bench_row "nginx static file (${STATIC_BYTES} B)" "http://127.0.0.1:$NGINX_PORT/healthz"
-stop_pid "$NGINX_PID"
+# nginx_row NAME: starts nginx with $WORK/nginx/nginx.conf, runs the static-file row, stops it.
+nginx_row() {
+    "$NGINX" -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
+    NGINX_PID=$!
+    PIDS+=("$NGINX_PID")
+    wait_http "http://127.0.0.1:$NGINX_PORT/healthz" "$NGINX_PID" nginx
+    bench_row "$1" "http://127.0.0.1:$NGINX_PORT/healthz"
+    stop_pid "$NGINX_PID"
+}
+nginx_row "nginx static file (${STATIC_BYTES} B)"
 # The same with an access log, buffered as hosted buffers its own (64 KiB, flushed every second).
 sed -i "s|access_log off;|access_log $WORK/nginx/access.log combined buffer=64k flush=1s;|" "$WORK/nginx/nginx.conf"
-"$NGINX" -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
-NGINX_PID=$!
-PIDS+=("$NGINX_PID")
-wait_http "http://127.0.0.1:$NGINX_PORT/healthz" "$NGINX_PID" nginx
-bench_row "nginx static file (${STATIC_BYTES} B), access log on" "http://127.0.0.1:$NGINX_PORT/healthz"
-stop_pid "$NGINX_PID"
+nginx_row "nginx static file (${STATIC_BYTES} B), access log on"
 
 # --- hosted: SQLite, then PostgreSQL ----------------------------------------------
 if [[ $MODE == all ]]; then

@@ -21,11 +21,11 @@ import Testing
     /// 16 threads take from one lease of 99: exactly 99 are answered from it or renew it, one
     /// renewal is asked for at a quarter left, and the lease ends after its second.
     @Test func parallelPollsNeverTakeMoreThanTheLeaseHolds() {
-        let leases = PollLeases()
+        let leases = PollLeases(size: 100)
         leases.grant("b", count: 99, at: now)
         let takes = Collected<PollLeases.Take>()
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
-            for _ in 0..<20 { takes.append(leases.take("b", size: 100, at: now)) }
+            for _ in 0..<20 { takes.append(leases.take("b", at: now)) }
         }
         let leased = takes.all.filter { $0 == .leased }.count
         let renewals = takes.all.filter { $0 == .renew }.count
@@ -34,13 +34,14 @@ import Testing
         #expect(leased == 99)
         #expect(none == 16 * 20 - 100)
         // A renewal adds to what is left; a refused one hands out the leftover one by one.
-        leases.grant("c", count: 10, at: now)
-        for _ in 0..<8 { #expect(leases.take("c", size: 10, at: now) == .leased) }
-        #expect(leases.take("c", size: 10, at: now) == .renew)
-        #expect(leases.take("c", size: 10, at: now) == .leased)   // another poll goes on meanwhile
-        #expect(leases.renewalRefused("c", at: now))
-        #expect(leases.take("c", size: 10, at: now) == .none)
+        let small = PollLeases(size: 10)
+        small.grant("c", count: 10, at: now)
+        for _ in 0..<8 { #expect(small.take("c", at: now) == .leased) }
+        #expect(small.take("c", at: now) == .renew)
+        #expect(small.take("c", at: now) == .leased)   // another poll goes on meanwhile
+        #expect(small.renewalRefused("c", at: now))
+        #expect(small.take("c", at: now) == .none)
         leases.grant("d", count: 5, at: now)
-        #expect(leases.take("d", size: 100, at: now.addingTimeInterval(PollLeases.lifetime)) == .none)
+        #expect(leases.take("d", at: now.addingTimeInterval(PollLeases.lifetime)) == .none)
     }
 }

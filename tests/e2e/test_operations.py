@@ -159,6 +159,18 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
         time.sleep(interval)
 
 
+def stop_load_and_deployment(stopping: threading.Event, threads, deployment, admin_url: str, name: str,
+                             join_timeout: float) -> list[str]:
+    """Stops a test's load threads, then its nodes (and nginx), and drops its database; returns
+    what the deployment found wrong in its logs."""
+    stopping.set()
+    for thread in threads:
+        thread.join(timeout=join_timeout)
+    problems = deployment.close()
+    drop_database(admin_url, name)
+    return problems
+
+
 def tail(path: Path, lines: int = 30) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -918,11 +930,7 @@ def test_postgresql_restart_under_load_heals_without_restarting_the_node(tmp_pat
                    if client.get(f"{reader.base_url}/v1/verifications/{vid}", headers=reader.auth_headers, timeout=10).status_code != 200]
         assert not missing, f"{len(missing)} of {len(made)} creates that got 201 are gone: {missing[:5]}"
     finally:
-        stopping.set()
-        for thread in threads:
-            thread.join(timeout=20)
-        problems = deployment.close()
-        drop_database(admin_url, name)
+        problems = stop_load_and_deployment(stopping, threads, deployment, admin_url, name, join_timeout=20)
     assert not problems, "\n".join(problems)
 
     statuses = Counter((c.status, c.code) for c in creates)
@@ -1087,11 +1095,7 @@ def test_sigterm_under_load_finishes_requests_in_flight(tmp_path, capsys):
             steps = api.at(after.base_url).call("GET", f"/v1/verifications/{vid}").json()["steps"]
             assert len(steps[0]["artifacts"]) == 1, f"the upload of {vid} is not stored: {steps}"
     finally:
-        stopping.set()
-        for thread in load_threads:
-            thread.join(timeout=15)
-        problems = deployment.close()
-        drop_database(admin_url, name)
+        problems = stop_load_and_deployment(stopping, load_threads, deployment, admin_url, name, join_timeout=15)
     assert not problems, "\n".join(problems)
 
     # Readiness 503 during the delay, while everything else was served.

@@ -26,8 +26,14 @@ final class PollLeases: @unchecked Sendable {
         return max(1, min(Int(min(rate / 10, 1e6)), burst / 2))
     }
 
+    /// Polls one statement takes: `size(rate:burst:)` of the configured limit.
+    let size: Int
     private let lock = NSLock()
     private var leases: [String: Lease] = [:]
+
+    init(size: Int) {
+        self.size = max(1, size)
+    }
 
     private struct Lease {
         var remaining: Int
@@ -50,7 +56,7 @@ final class PollLeases: @unchecked Sendable {
     /// Takes one poll from this process's lease on `bucket`, or says to take a new lease. One
     /// poll renews a lease when a quarter of it is left, while the others go on using it: they
     /// do not all find it empty at once and queue on the bucket's row.
-    func take(_ bucket: String, size: Int, at now: Date) -> Take {
+    func take(_ bucket: String, at now: Date) -> Take {
         lock.lock()
         defer { lock.unlock() }
         guard var lease = leases[bucket], lease.until > now, lease.remaining > 0 else {

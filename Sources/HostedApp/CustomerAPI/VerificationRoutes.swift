@@ -85,8 +85,8 @@ struct VerificationRoutes {
     private func poll(account: Account, id: ObjectID) throws -> (RateLimitStore.Decision, Verification?) {
         let bucket = "poll:\(account.id.rawValue):\(id.rawValue)"
         let now = clock.now()
-        let size = PollLeases.size(rate: pollRate, burst: pollBurst)
-        let take = pollLeases.take(bucket, size: size, at: now)
+        let size = pollLeases.size
+        let take = pollLeases.take(bucket, at: now)
         if take == .leased {
             return (.allowed, try store.verification(accountID: account.id, id: id))
         }
