@@ -13,6 +13,8 @@ public struct RequestContext: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
     /// Where the router notes the pattern it matched, for the server's metrics (nil: not asked).
     let routeNote: RouteNote?
+    /// The route the router matched in the header phase, so `respond` does not match again.
+    var admittedRoute: Router.Route?
 
     public init(requestID: String, receivedAt: Date = Date(), parameters: [String: String] = [:], log: (any ServerLog)? = nil) {
         self.init(requestID: requestID, receivedAt: receivedAt, parameters: parameters, log: log, routeNote: nil)

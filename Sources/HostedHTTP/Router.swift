@@ -211,6 +211,9 @@ public struct Router: HTTPResponder {
     }
 
     public func respond(to request: Request, context: RequestContext) throws -> Reply {
+        // A request with a body was matched in its header phase (`admit`): that route, with its
+        // parameters already in the context, answers it.
+        if let admitted = context.admittedRoute { return try admitted.handler(request, context) }
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             var context = context
@@ -237,6 +240,7 @@ public struct Router: HTTPResponder {
             context.parameters = parameters
             context.routeNote?.pattern = route.pattern
             try route.admission?(request, &context)
+            context.admittedRoute = route
             return route.bodyLimit
         case .wrongMethod(let allowed):
             throw Problem.methodNotAllowed(allowed: allowed)

@@ -59,6 +59,51 @@ import Testing
         #expect(answer("GET", "/lit/x/z").0 == 404)
     }
 
+    @Test func restRoutesParametersAndRegistrationOrderAcrossPathLengths() throws {
+        // Rest routes match paths longer than any pattern; a parameter first segment matches
+        // every first segment; registration order decides between all of them.
+        var builder = Router.Builder()
+        let patterns = ["/", "/a", "/a/{x}", "/{p}/b", "/a/b", "/a/{x}/c", "/files/{path...}", "/{p}/{rest...}", "/a/b/c/d"]
+        for pattern in patterns {
+            builder.add("GET", pattern) { _, _ in Response(status: 200, body: Array(pattern.utf8)) }
+        }
+        builder.add("POST", "/a/b") { _, _ in Response(status: 201) }
+        let router = builder.build()
+        func answered(_ path: String) -> String? {
+            router.routePattern(method: "GET", path: path)
+        }
+        #expect(answered("/") == "/")
+        #expect(answered("/a") == "/a")
+        #expect(answered("/z") == nil)
+        #expect(answered("/a/b") == "/a/{x}")
+        #expect(answered("/z/b") == "/{p}/b")
+        #expect(answered("/z/q") == "/{p}/{rest...}")
+        #expect(answered("/a/q/c") == "/a/{x}/c")
+        #expect(answered("/a/b/c/d") == "/{p}/{rest...}")
+        #expect(answered("/files/1") == "/files/{path...}")
+        #expect(answered("/files/1/2/3/4/5/6/7/8/9/10/11") == "/files/{path...}")
+        #expect(answered("/z/1/2/3/4/5/6/7/8/9/10/11") == "/{p}/{rest...}")
+        #expect(router.routePattern(method: "POST", path: "/a/b") == "/a/b")
+        #expect(router.routePattern(method: "POST", path: "/a/b/c") == nil)
+    }
+
+    @Test func aRouteAdmittedInTheHeaderPhaseAnswersWithoutASecondMatch() throws {
+        var builder = Router.Builder()
+        builder.add("POST", "/items/{id}") { _, context in
+            Response(status: 201, body: Array((context.parameters["id"] ?? "").utf8))
+        }
+        builder.add("POST", "/other") { _, _ in Response(status: 202) }
+        let router = builder.build()
+        var context = RequestContext(requestID: "t")
+        #expect(try router.admit(Request(method: "POST", path: "/items/i1"), context: &context) == Router.defaultBodyLimit)
+        // The context admit left belongs to that request: its route and parameters answer.
+        let response = try router.respond(to: Request(method: "POST", path: "/other"), context: context).response
+        #expect(response?.status == 201)
+        #expect(String(decoding: response?.body ?? [], as: UTF8.self) == "i1")
+        // A context that no admit touched is matched as before.
+        #expect(try router.respond(to: Request(method: "POST", path: "/other"), context: RequestContext(requestID: "t")).response?.status == 202)
+    }
+
     @Test func bindsPathParameters() {
         let response = respond("GET", "/v1/items/ver_1/parts/selfie")
         #expect(response.status == 200)

@@ -3,7 +3,7 @@ import FuzzSupport
 import HostedHTTP
 
 // Route matching (Router.segments(of:) and Router.match, through the public respond(to:),
-// admit(_:context:) and bodyLimit(method:path:)) with the service's own route patterns, and
+// admit(_:context:) — whose noted route must answer as a fresh match — and bodyLimit(method:path:)) with the service's own route patterns, and
 // StaticFiles behind `/assets/{path...}` exactly as AssetRoutes mounts it, over a throwaway
 // directory that has a symlink and a file just outside it: nothing outside may ever be served.
 //
@@ -60,10 +60,16 @@ func fuzzRouter(_ bytes: [UInt8]) {
     let request = Request(method: method, path: path)
     let limit = router.bodyLimit(method: method, path: path)
     var context = RequestContext(requestID: "fuzz")
+    let fresh = (try? router.respond(to: request, context: RequestContext(requestID: "fuzz")))?.response
     if let admitted = try? router.admit(request, context: &context) {
         fuzzCheck(admitted == limit, "admit and bodyLimit disagree for \(method) \(path)")
+        // The route admit noted answers as a fresh match would.
+        let viaAdmit = (try? router.respond(to: request, context: context))?.response
+        fuzzCheck(viaAdmit?.status == fresh?.status && viaAdmit?.body == fresh?.body
+                  && viaAdmit?.headers.fields.map(\.name).sorted() == fresh?.headers.fields.map(\.name).sorted(),
+                  "the admitted route answers \(method) \(path) differently")
     }
-    guard let response = (try? router.respond(to: request, context: RequestContext(requestID: "fuzz")))?.response else { return }
+    guard let response = fresh else { return }
     let served = String(decoding: response.body, as: UTF8.self)
     fuzzCheck(!served.contains("SECRET"), "a file outside the static root was served for \(Array(path.utf8))")
     guard let (routeMethod, pattern) = patterns.first(where: { "\($0.0) \($0.1)" == served }) else {
