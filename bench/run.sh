@@ -160,17 +160,24 @@ json_field() {
 # bench_verifications KEY STORE: creates the bench workflow and verification (sets
 # VERIFICATION_ID), then the GET-by-id rows (full load, about half of it) and the
 # idempotent-repeat POST row, named for STORE.
+# create_verification KEY BODY: creates a verification (201) and prints its id.
+create_verification() {
+    local created id
+    created=$(http_json POST "$HOSTED_BASE/v1/verifications" "$1" "$2" 201) ||
+        die "could not create a bench verification"
+    id=$(json_field id <<<"$created") || die "no id in the created verification"
+    [[ $id =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected verification id: $id"
+    echo "$id"
+}
+
 bench_verifications() {
-    local key=$1 store=$2 created repeated
+    local key=$1 store=$2 repeated
     local row_read="hosted GET /v1/verifications/{id} ($store)"
     local row_half="hosted GET /v1/verifications/{id} ($store, about half its peak rate)"
     local row_create="hosted POST /v1/verifications ($store, repeat)"
     http_json POST "$HOSTED_BASE/v1/workflows" "$key" "$WORKFLOW_BODY" 201 >/dev/null ||
         die "could not create the bench workflow"
-    created=$(http_json POST "$HOSTED_BASE/v1/verifications" "$key" "$VERIFICATION_BODY" 201) ||
-        die "could not create the bench verification"
-    VERIFICATION_ID=$(json_field id <<<"$created") || die "no id in the created verification"
-    [[ $VERIFICATION_ID =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected verification id: $VERIFICATION_ID"
+    VERIFICATION_ID=$(create_verification "$key" "$VERIFICATION_BODY") || exit 1
     repeated=$(http_json POST "$HOSTED_BASE/v1/verifications" "$key" "$VERIFICATION_BODY" 200) ||
         die "repeating the create does not answer 200"
     [[ $(json_field id <<<"$repeated") == "$VERIFICATION_ID" ]] ||
@@ -224,14 +231,11 @@ PY
 # $SIZING, one hosted each, on the same database; each size polls a verification of its own (a
 # fresh poll bucket: the burst of 10^6 ms at 1,000/s lasts about 100 s of polling at 10k/s).
 bench_sizing() {
-    local key=$1 size created id
+    local key=$1 size id
     for size in $SIZING; do
         HOSTED_THREADS=$size HOSTED_DB_POOL_SIZE=$size start_hosted "$HOSTED_TEST_POSTGRES_URL" "sizing-$size"
-        created=$(http_json POST "$HOSTED_BASE/v1/verifications" "$key" \
-            "{\"user_id\":\"bench-size-$size\",\"workflow\":\"bench\",\"mobile\":\"+919876543210\"}" 201) ||
-            die "could not create the sizing verification"
-        id=$(json_field id <<<"$created")
-        [[ $id =~ ^[A-Za-z0-9_]+$ ]] || die "unexpected verification id: $id"
+        id=$(create_verification "$key" \
+            "{\"user_id\":\"bench-size-$size\",\"workflow\":\"bench\",\"mobile\":\"+919876543210\"}") || exit 1
         wrk_row "sizing: poll (postgresql), $size workers, $size connections" \
             "$HOSTED_BASE/v1/verifications/$id" -H "Authorization: Bearer $key"
         stop_pid "$HOSTED_PID"

@@ -2,8 +2,9 @@ import CMicroHTTPD
 import HostedCore
 import Foundation
 
-/// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using poll(2) (see the shim for why not epoll),
-/// keep-alive, a connection timeout, per-route body limits, request ids and an access log.
+/// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using
+/// poll(2) (the shim says why not epoll), keep-alive, a connection timeout, per-route body
+/// limits, request ids and an access log.
 /// This is the only file where libmicrohttpd's callbacks cross into Swift.
 ///
 /// `@unchecked Sendable`: `daemon` and `listenSocket` are written only by `start()` and

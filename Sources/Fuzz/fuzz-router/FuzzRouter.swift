@@ -3,9 +3,10 @@ import FuzzSupport
 import HostedHTTP
 
 // Route matching (Router.segments(of:) and Router.match, through the public respond(to:),
-// admit(_:context:) — whose noted route must answer as a fresh match — and bodyLimit(method:path:)) with the service's own route patterns, and
-// StaticFiles behind `/assets/{path...}` exactly as AssetRoutes mounts it, over a throwaway
-// directory that has a symlink and a file just outside it: nothing outside may ever be served.
+// admit(_:context:), whose noted route must answer as a fresh match would, and
+// bodyLimit(method:path:)) with the service's own route patterns, and StaticFiles behind
+// `/assets/{path...}` exactly as AssetRoutes mounts it, over a throwaway directory that has a
+// symlink and a file just outside it: nothing outside may ever be served.
 //
 // Input: the first line is the method, the rest the raw (percent-encoded) path.
 

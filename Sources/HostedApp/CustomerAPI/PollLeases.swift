@@ -35,6 +35,11 @@ final class PollLeases: @unchecked Sendable {
         self.size = max(1, size)
     }
 
+    /// Leases sized for the configured poll limit.
+    convenience init(rate: Double, burst: Int) {
+        self.init(size: Self.size(rate: rate, burst: burst))
+    }
+
     private struct Lease {
         var remaining: Int
         let until: Date

@@ -137,7 +137,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                      policy: policy, clock: clock, random: random),
         store: verifications, longPoll: longPoll,
         publicURL: configuration.publicURL, clock: clock,
-        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst, pollLeases: PollLeases(size: PollLeases.size(rate: configuration.pollRate, burst: configuration.pollBurst)))
+        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst, pollLeases: PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst))
     let apiKeys = APIKeyAuthentication(accounts: accounts)
     routes.group(apiKeys) { routes in
         AccountRoutes().register(in: &routes)
