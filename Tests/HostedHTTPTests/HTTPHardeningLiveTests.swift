@@ -135,6 +135,11 @@ import Testing
             let holding = try RawHTTPConnection(port: server.port)
             try holding.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 << 20)\r\n\r\n")
             try holding.send([UInt8](repeating: 0x41, count: 1 << 20))
+            // A worker reserves the upload's bytes when it reads its headers, which a loaded
+            // machine (TSan, the whole suite in parallel) may do after the next request arrives.
+            let deadline = Date().addingTimeInterval(10)
+            while server.bodyBudget.inUse < 2 << 20, Date() < deadline { usleep(1_000) }
+            #expect(server.bodyBudget.inUse == 2 << 20)
             // …so a second one does not fit.
             let (refused, _) = try exchange(server, Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 << 20)\r\n\r\n".utf8))
             #expect(refused.status == 503)
