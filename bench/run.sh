@@ -24,6 +24,9 @@ Builds the release binary, then benchmarks with wrk on 127.0.0.1:
   pgbench read / select / create   the SQL hosted runs for those requests, straight
                            against the same PostgreSQL database at the same concurrency
                            (bench/pgbench-read.sql, -select.sql, -create.sql)
+  min-poll                 bench/min-poll.c (built with gcc): HTTP in, the poll's select, HTTP out,
+                           nothing else, with hosted's default threads and connections: the
+                           ceiling of any HTTP front for the poll on this machine
   sizing                   the PostgreSQL poll again with HOSTED_THREADS = HOSTED_DB_POOL_SIZE
                            = each of BENCH_SIZING
 and reports hosted's RSS (VmRSS) after startup and after the load, and how
@@ -269,6 +272,7 @@ ROW_API_READ="hosted GET /v1/verifications/{id} (postgresql)"
 ROW_API_CREATE="hosted POST /v1/verifications (postgresql, repeat)"
 ROW_PG_READ="pgbench lease statement: poll bucket upsert + select (hosted runs it once per 100 polls)"
 ROW_PG_SELECT="pgbench one-row select (reference)"
+ROW_MIN_POLL="min-poll: a C loop doing only HTTP in, the poll's select, HTTP out (bench/min-poll.c, ceiling)"
 ROW_PG_CREATE="pgbench create repeat: the open verification's read (1 statement, as hosted)"
 
 # seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
@@ -397,6 +401,40 @@ PY
     } >>"$WORK/notes.txt"
 }
 
+# bench_min_poll: bench/min-poll.c, the least an HTTP front can do per poll (read the request,
+# the poll's select on one of its own connections, one response; no routing, authentication,
+# poll limit, log or escaping), with hosted's default workers and connections, on the polled
+# row (hosted stopped); then how far the select's rate is reachable at all through HTTP on this
+# machine, and how close hosted's poll comes to that.
+bench_min_poll() {
+    local bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
+    gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq) -lpthread ||
+        die "cannot build bench/min-poll.c"
+    # The poll's read exactly as pgbench runs it, with $1/$2 for pgbench's variables.
+    sql=$(grep -v '^--' "$REPO/bench/pgbench-select.sql" | tr '\n' ' ' |
+        sed 's/:verification_id/$1/; s/:account_id/$2/; s/\\gset v_//')
+    port=$(free_port)
+    "$bin" "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$VERIFICATION_ID" "$ACCOUNT_ID" \
+        >"$WORK/min-poll.log" 2>&1 &
+    pid=$!
+    PIDS+=("$pid")
+    wait_http "http://127.0.0.1:$port/" "$pid" "min-poll"
+    http_get "http://127.0.0.1:$port/" | grep -q "\"id\":\"$VERIFICATION_ID\"" ||
+        die "min-poll does not answer with the polled row"
+    wrk_row "$ROW_MIN_POLL" "http://127.0.0.1:$port/"
+    stop_pid "$pid"
+    python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_MIN_POLL" "$ROW_PG_SELECT" >>"$WORK/ratios.txt" <<'PY'
+import sys
+rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(sys.argv[1])}
+for top, bottom in [(sys.argv[3], sys.argv[4]), (sys.argv[2], sys.argv[3])]:
+    try:
+        a, b = float(rows[top][1]), float(rows[bottom][1])
+        print(f"{top} / {bottom} = {100 * a / b:.0f}% ({a:.0f} vs {b:.0f} per second)  ")
+    except (KeyError, IndexError, ValueError, ZeroDivisionError):
+        print(f"{top} / {bottom} = ? (a row is missing or has no rate)  ")
+PY
+}
+
 HOSTED_BIN=${BENCH_HOSTED_BIN:-$REPO/.build/release/hosted}
 
 # --- PostgreSQL phase (inside scripts/with-postgres.sh) -----------------------
@@ -410,6 +448,7 @@ if [[ $MODE == postgres ]]; then
     WARMUP_SECONDS=$(seconds_of "$WARMUP")
     bench_hosted_account postgresql "$HOSTED_TEST_POSTGRES_URL"
     bench_pgbench
+    bench_min_poll
     bench_sizing "$API_KEY"
     exit 0
 fi

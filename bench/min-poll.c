@@ -1,0 +1,148 @@
+/*
+ * bench/min-poll.c: the least a service can do per poll, as a reference row for bench/run.sh.
+ *
+ * Each of THREADS threads owns one listening socket on PORT (SO_REUSEPORT, so the kernel spreads
+ * wrk's connections) and one libpq connection with the poll's select prepared. For every request
+ * on a keep-alive connection it runs that select with the two fixed parameters, writes the row's
+ * columns as a flat JSON object and sends one response. That is what hosted's poll does at its
+ * core (read the request, one round trip to PostgreSQL, one response), with the same threads and
+ * the same number of database connections, and nothing else: no routing, no authentication, no
+ * poll limit, no access log, no escaping.
+ *
+ * This is benchmark tooling, not a server: it reads a request as whatever one recv returns and
+ * looks only for the blank line that ends wrk's GET (wrk sends one small request at a time per
+ * connection). It listens on 127.0.0.1 only and exits on SIGTERM or SIGINT.
+ *
+ * Usage: min-poll PORT THREADS CONNINFO SQL PARAM1 PARAM2
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum { MAX_CONNECTIONS = 256, REQUEST_BYTES = 8192, BODY_BYTES = 16384 };
+
+static int port;
+static const char *conninfo, *sql, *params[2];
+
+static void fail(const char *what) {
+    fprintf(stderr, "min-poll: %s\n", what);
+    exit(1);
+}
+
+static int listener(void) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1;
+    if (fd < 0) fail("socket");
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) fail("bind");
+    if (listen(fd, 1024) != 0) fail("listen");
+    return fd;
+}
+
+/* Appends the row's columns as {"name":"value",...}; returns the length, or -1 if too long. */
+static int render(PGresult *result, char *body) {
+    size_t used = 0;
+    body[used++] = '{';
+    for (int column = 0; column < PQnfields(result); column++) {
+        const char *name = PQfname(result, column), *value = PQgetvalue(result, 0, column);
+        size_t name_length = strlen(name), value_length = (size_t)PQgetlength(result, 0, column);
+        if (used + name_length + value_length + 8 > BODY_BYTES) return -1;
+        if (column > 0) body[used++] = ',';
+        body[used++] = '"';
+        memcpy(body + used, name, name_length), used += name_length;
+        memcpy(body + used, "\":\"", 3), used += 3;
+        memcpy(body + used, value, value_length), used += value_length;
+        body[used++] = '"';
+    }
+    body[used++] = '}';
+    return (int)used;
+}
+
+/* Answers one request on fd; returns 0 to keep the connection, -1 to close it. */
+static int answer(int fd, PGconn *database) {
+    char request[REQUEST_BYTES], body[BODY_BYTES], head[256];
+    ssize_t count = recv(fd, request, sizeof request - 1, 0);
+    if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    if (count <= 0) return -1;
+    request[count] = 0;
+    if (!strstr(request, "\r\n\r\n")) return -1;
+    PGresult *result = PQexecPrepared(database, "poll", 2, params, NULL, NULL, 0);
+    int status = 200, length;
+    if (PQresultStatus(result) != PGRES_TUPLES_OK || PQntuples(result) != 1) {
+        status = 500;
+        length = snprintf(body, sizeof body, "{\"error\":\"no row\"}");
+    } else if ((length = render(result, body)) < 0) {
+        status = 500;
+        length = snprintf(body, sizeof body, "{\"error\":\"row too long\"}");
+    }
+    PQclear(result);
+    int head_length = snprintf(head, sizeof head,
+                               "HTTP/1.1 %d OK\r\nContent-Type: application/json\r\n"
+                               "Content-Length: %d\r\n\r\n", status, length);
+    struct iovec parts[2] = {{head, (size_t)head_length}, {body, (size_t)length}};
+    struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
+    return sendmsg(fd, &message, MSG_NOSIGNAL) == head_length + length ? 0 : -1;
+}
+
+static void *worker(void *unused) {
+    (void)unused;
+    PGconn *database = PQconnectdb(conninfo);
+    if (PQstatus(database) != CONNECTION_OK) fail(PQerrorMessage(database));
+    PGresult *prepared = PQprepare(database, "poll", sql, 2, NULL);
+    if (PQresultStatus(prepared) != PGRES_COMMAND_OK) fail(PQerrorMessage(database));
+    PQclear(prepared);
+    struct pollfd fds[MAX_CONNECTIONS + 1] = {{.fd = listener(), .events = POLLIN}};
+    int open = 1;
+    for (;;) {
+        if (poll(fds, (nfds_t)open, -1) < 0) {
+            if (errno == EINTR) continue;
+            fail("poll");
+        }
+        for (int index = open - 1; index >= 1; index--) {
+            if (!fds[index].revents) continue;
+            if ((fds[index].revents & (POLLERR | POLLHUP)) || answer(fds[index].fd, database) != 0) {
+                close(fds[index].fd);
+                fds[index] = fds[--open];
+            }
+        }
+        if (fds[0].revents & POLLIN) {
+            int fd, one = 1;
+            while (open <= MAX_CONNECTIONS && (fd = accept4(fds[0].fd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                fds[open++] = (struct pollfd){.fd = fd, .events = POLLIN};
+            }
+        }
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 7) {
+        fprintf(stderr, "usage: min-poll PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
+        return 2;
+    }
+    port = atoi(argv[1]);
+    int threads = atoi(argv[2]);
+    if (port <= 0 || port > 65535 || threads <= 0 || threads > 64) fail("bad PORT or THREADS");
+    conninfo = argv[3], sql = argv[4], params[0] = argv[5], params[1] = argv[6];
+    signal(SIGPIPE, SIG_IGN);
+    for (int index = 0; index < threads; index++) {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, worker, NULL) != 0) fail("pthread_create");
+        pthread_detach(thread);
+    }
+    pause();
+    return 0;
+}
