@@ -5,13 +5,22 @@ public enum Digest {
     public static func sha256(_ data: some Collection<UInt8>) -> [UInt8] {
         let input = Array(data)
         var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        input.withUnsafeBufferPointer { inBuf in
+        let result = input.withUnsafeBufferPointer { inBuf in
             out.withUnsafeMutableBufferPointer { outBuf in
-                _ = SHA256(inBuf.baseAddress, inBuf.count, outBuf.baseAddress)
+                EVP_Digest(inBuf.baseAddress, inBuf.count, outBuf.baseAddress, nil, sha256Algorithm, nil)
             }
         }
+        precondition(result == 1, "OpenSSL SHA-256 failed")  // only on allocation failure
         return out
     }
+
+    /// SHA-256 fetched from the default provider once. `SHA256()` and `EVP_sha256()` look the
+    /// algorithm up again on every call (OpenSSL 3), which cost more than hashing an API key;
+    /// a fetched `EVP_MD` is immutable and may be shared by every thread.
+    private nonisolated(unsafe) static let sha256Algorithm: OpaquePointer = {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("OpenSSL has no SHA-256") }
+        return algorithm
+    }()
 
     public static func sha256(_ text: String) -> [UInt8] { sha256(Array(text.utf8)) }
 

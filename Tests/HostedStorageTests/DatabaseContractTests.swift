@@ -21,6 +21,30 @@ import Testing
         }
     }
 
+    /// Parameters share one buffer on PostgreSQL: each must be read from its own place, whatever
+    /// comes before it (a blob, an empty value, a NULL) and even when every one is NULL.
+    @Test(arguments: Backend.allCases)
+    func emptyNullAndMixedParametersEachKeepTheirOwnValue(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            let blobType = db.dialect == .postgres ? "BYTEA" : "BLOB"
+            try db.withConnection {
+                try $0.executeScript("CREATE TABLE t (k BIGINT, b1 \(blobType), s1 TEXT, n TEXT, b2 \(blobType), s2 TEXT, i BIGINT)")
+            }
+            let blob: [UInt8] = [0x41, 0, 0x42]
+            try db.query("INSERT INTO t VALUES (1, \(blob), \(""), \(.null), \([UInt8]()), \("after"), \(-42 as Int64))")
+            try db.query("INSERT INTO t VALUES (2, \(.null), \(.null), \(.null), \(.null), \(.null), \(.null))")
+            let rows = try db.query("SELECT b1, s1, n, b2, s2, i FROM t ORDER BY k")
+            try #require(rows.count == 2)
+            #expect(try rows[0].blob("b1") == blob)
+            #expect(try rows[0].string("s1") == "")
+            #expect(rows[0]["n"] == .null)
+            #expect(try rows[0].blob("b2") == [])
+            #expect(try rows[0].string("s2") == "after")
+            #expect(try rows[0].int("i") == -42)
+            for column in ["b1", "s1", "n", "b2", "s2", "i"] { #expect(rows[1][column] == .null) }
+        }
+    }
+
     /// A statement built once names a placeholder more than once; both stores bind every use,
     /// and the same text run again with other values (from the statement cache) reads them,
     /// as do two texts of the same length.
@@ -136,14 +160,17 @@ import Testing
             for pid in pids { try killer.query("SELECT pg_terminate_backend(\(pid)::int)") }
             // A failover is over once its server processes are gone: from then on the pool's
             // stale connections read end-of-file and are replaced before use.
-            for _ in 0..<250 {
+            let deadline = Date().addingTimeInterval(10)
+            var gone = false
+            while !gone, Date() < deadline {
                 let left = try killer.query("""
                     SELECT count(*) AS n FROM pg_stat_activity
                     WHERE pid = ANY(\("{" + pids.map(String.init).joined(separator: ",") + "}")::int[])
                     """)
-                if try left[0].int("n") == 0 { break }
-                usleep(20_000)
+                gone = try left[0].int("n") == 0
+                if !gone { usleep(20_000) }
             }
+            try #require(gone, "the terminated server processes are still there")
             #expect(try db.query("SELECT 2 AS two")[0].int("two") == 2)
             #expect(try db.query("SELECT 3 AS three")[0].int("three") == 3)
             let newPID = try db.query("SELECT pg_backend_pid() AS pid")[0].int("pid")

@@ -6,9 +6,9 @@ import Glibc
 final class PostgresConnection: DatabaseConnection {
     private let handle: OpaquePointer
     private var statementNames = StatementCache<String>()
-    /// Each prepared statement's result columns, read from the first result (a statement's
-    /// columns never change), so later results reuse the same strings.
-    private var resultColumns: [String: [String]] = [:]
+    /// Each prepared statement's result columns and their types, read from the first result (a
+    /// statement's columns never change), so later results reuse the same strings.
+    private var resultColumns: [String: (names: [String], types: [Oid])] = [:]
 
     /// Type OIDs decoded specially; every other type is returned as text.
     private enum TypeOID {
@@ -80,28 +80,43 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     /// Text parameters travel in text format, blobs in binary format; results come back as text.
+    /// Every parameter's bytes go into one buffer (text NUL-terminated), and libpq gets pointers
+    /// into it: one allocation for the values, whatever their number.
     private func execute(name: String, _ parameters: [SQLValue]) throws(DatabaseError) -> OpaquePointer? {
-        var buffers: [[CChar]?] = []
+        var storage: [UInt8] = []
+        var starts: [Int?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
+        starts.reserveCapacity(parameters.count)
+        lengths.reserveCapacity(parameters.count)
+        formats.reserveCapacity(parameters.count)
         for parameter in parameters {
             switch parameter {
             case .null:
-                buffers.append(nil); lengths.append(0); formats.append(0)
+                starts.append(nil); lengths.append(0); formats.append(0)
             case .integer(let value):
-                buffers.append(Array(String(value).utf8CString)); lengths.append(0); formats.append(0)
+                starts.append(storage.count); lengths.append(0); formats.append(0)
+                storage.append(contentsOf: String(value).utf8); storage.append(0)
             case .text(let value):
                 // PostgreSQL text cannot hold NUL; refuse rather than silently truncate.
                 guard !value.utf8.contains(0) else {
                     throw .other(code: "22021", message: "text parameter contains NUL")
                 }
-                buffers.append(Array(value.utf8CString)); lengths.append(0); formats.append(0)
+                starts.append(storage.count); lengths.append(0); formats.append(0)
+                storage.append(contentsOf: value.utf8); storage.append(0)
             case .blob(let bytes):
-                buffers.append(bytes.map { CChar(bitPattern: $0) }); lengths.append(Int32(bytes.count)); formats.append(1)
+                guard let length = Int32(exactly: bytes.count) else {
+                    throw .invalidValue(message: "binary parameter too large")
+                }
+                starts.append(storage.count); lengths.append(length); formats.append(1)
+                storage.append(contentsOf: bytes)
             }
         }
-        let result = withPointers(to: buffers) { values in
-            PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+        storage.append(0)  // a base address even when every parameter is NULL or empty
+        let result = storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values = starts.map { start in start.map { base + $0 } }
+            return PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
         }
         do {
             try check(result)
@@ -112,27 +127,18 @@ final class PostgresConnection: DatabaseConnection {
         return result
     }
 
-    private func withPointers<R>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        func recurse(_ index: Int, _ collected: [UnsafePointer<CChar>?]) -> R {
-            guard index < buffers.count else { return body(collected) }
-            guard let buffer = buffers[index] else { return recurse(index + 1, collected + [nil]) }
-            return buffer.withUnsafeBufferPointer { recurse(index + 1, collected + [$0.baseAddress]) }
-        }
-        return recurse(0, [])
-    }
-
     private func rows(of result: OpaquePointer?, statement: String) throws(DatabaseError) -> [Row] {
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)
         guard rowCount > 0 else { return [] }
-        let columns: [String]
-        if let known = resultColumns[statement], known.count == Int(columnCount) {
-            columns = known
+        let columns: [String], types: [Oid]
+        if let known = resultColumns[statement], known.names.count == Int(columnCount) {
+            (columns, types) = known
         } else {
             columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
-            resultColumns[statement] = columns
+            types = (0..<columnCount).map { PQftype(result, $0) }
+            resultColumns[statement] = (columns, types)
         }
-        let types = (0..<columnCount).map { PQftype(result, $0) }
         var rows: [Row] = []
         rows.reserveCapacity(Int(rowCount))
         for row in 0..<rowCount {
@@ -163,7 +169,8 @@ final class PostgresConnection: DatabaseConnection {
             defer { PQfreemem(bytes) }
             return .blob(Array(UnsafeBufferPointer(start: bytes, count: length)))
         default:
-            return .text(String(cString: raw))
+            let length = Int(PQgetlength(result, row, column))
+            return .text(String(decoding: UnsafeRawBufferPointer(start: raw, count: length), as: UTF8.self))
         }
     }
 
