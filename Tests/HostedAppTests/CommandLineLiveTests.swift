@@ -228,13 +228,19 @@ import Testing
         let ready = try RawHTTPConnection(port: port).request("GET", "/readyz")
         #expect(ready.status == 200)
 
-        // Five requests with half-sent bodies: in flight, not yet answerable.
+        // Five requests with half-sent bodies: in flight, not yet answerable. The server says
+        // "100 Continue" once it has taken a request's headers in, so each is known to be in flight.
         let connections = try (0..<5).map { _ in try RawHTTPConnection(port: port) }
         for connection in connections {
-            try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab")
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nab")
+            #expect(try connection.readResponse().status == 100)
         }
-        usleep(200_000)
         server.signal(SIGTERM)
+        // Once it says it is stopping, a moment in which a server that did not wait would exit.
+        let isStopping = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("hosted: stopping") }
+        let deadline = Date().addingTimeInterval(10)
+        while !isStopping(), Date() < deadline { usleep(20_000) }
+        #expect(isStopping())
         usleep(300_000)
         #expect(server.wait(timeout: 0) == nil, "the server must wait for requests in flight")
         for connection in connections {

@@ -15,8 +15,7 @@ import Testing
                            "HOSTED_SECRET_KEY": String(repeating: "metrics-key-", count: 6)]
         let server = try ServerProcess(environment: environment, logDirectory: database.directory)
         defer { #expect(server.stop() == 0) }
-        let line = try #require(server.log.range(of: #"metrics on http://127\.0\.0\.1:(\d+)/metrics"#, options: .regularExpression))
-        let metricsPort = try #require(UInt16(server.log[line].split(separator: ":").last?.split(separator: "/").first ?? ""))
+        try #require(server.metricsPort != nil, "the serving line names no metrics address")
 
         let created = try HostedBinary.run(["accounts", "create", "--name", "Metrics"], environment: environment)
         let key = (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])?["api_key"] ?? ""
@@ -30,13 +29,13 @@ import Testing
         for _ in 0..<3 { #expect(try api.request("GET", "/v1/verifications/\(id)", headers: auth).status == 200) }
         #expect(try api.request("GET", "/v1/verifications/ver_aaaaaaaaaaaaaaaaaaaaaaaaaa", headers: auth).status == 404)
         #expect(try api.request("GET", "/no/such/path").status == 404)
-        // A long-poll in flight shows as open.
+        // A long-poll in flight shows as open (once the process has taken it in: scrape until it
+        // does; its 5 s run from then, so the scrape that sees it cannot come too late).
         let poller = try RawHTTPConnection(port: server.port)
         let etag = try api.request("GET", "/v1/verifications/\(id)", headers: auth).headers["etag"] ?? ""
         try poller.send("GET /v1/verifications/\(id)?wait=5 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nIf-None-Match: \(etag)\r\n\r\n")
-        usleep(300_000)
 
-        let scrape = try RawHTTPConnection(port: metricsPort).request("GET", "/metrics")
+        let scrape = try server.scrape(until: "hosted_long_polls_open 1")
         #expect(scrape.status == 200)
         #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
         let text = scrape.text

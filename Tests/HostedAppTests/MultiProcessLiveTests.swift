@@ -7,17 +7,19 @@ import Testing
 /// Two `hosted serve` processes on one PostgreSQL: the invariants hold across processes because
 /// the database enforces them.
 @Suite(.serialized) struct MultiProcessLiveTests {
-    /// Two servers on a fresh schema, an account, a return URL and a workflow.
+    /// Two servers on a fresh schema, an account, a return URL and a workflow; with `metrics`,
+    /// each also serves `/metrics` on an address of its own.
     struct Pair {
         let database: TestDatabaseURL
         let servers: [ServerProcess]
         let key: String
 
-        init(devMode: Bool = false) throws {
+        init(devMode: Bool = false, metrics: Bool = false) throws {
             let database = try TestDatabaseURL(.postgres)
             self.database = database
-            let environment = ["HOSTED_DATABASE_URL": database.environmentValue,
+            var environment = ["HOSTED_DATABASE_URL": database.environmentValue,
                                "HOSTED_SECRET_KEY": String(repeating: "shared-key-", count: 6)]
+            if metrics { environment["HOSTED_METRICS_LISTEN"] = "127.0.0.1:0" }
             let servers = try (0..<2).map { _ in
                 try ServerProcess(environment: environment, arguments: devMode ? ["--dev"] : [], logDirectory: database.directory)
             }
@@ -58,7 +60,7 @@ import Testing
 
     @Test func longPollOnOneProcessWakesOnCancelThroughTheOther() throws {
         guard Store.postgres.isAvailable else { return }
-        let pair = try Pair()
+        let pair = try Pair(metrics: true)
         defer { pair.stop() }
         let first = try RawHTTPConnection(port: pair.servers[0].port)
         let created = try first.request("POST", "/v1/verifications", headers: pair.auth,
@@ -70,7 +72,9 @@ import Testing
         headers["If-None-Match"] = etag
         try first.send("GET /v1/verifications/\(id)?wait=20 HTTP/1.1\r\nHost: x\r\n"
                        + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")
-        usleep(500_000)
+        // Cancel only once the first process is waiting: a cancel that lands before would be seen
+        // by the poll's first read, and the wake through the other process would go untested.
+        #expect(try pair.servers[0].scrape(until: "hosted_long_polls_open 1").text.contains("hosted_long_polls_open 1"))
         let canceledAt = Date()
         let second = try RawHTTPConnection(port: pair.servers[1].port)
         #expect(try second.request("POST", "/v1/verifications/\(id)/cancel", headers: pair.auth).status == 200)
@@ -178,7 +182,8 @@ extension MultiProcessLiveTests {
         #expect(sent.status == 202)
         // Sent by a background worker right after the answer: wait for it to arrive.
         var outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
-        for _ in 0..<50 where outbox.stdout.isEmpty {
+        let deadline = Date().addingTimeInterval(10)
+        while outbox.stdout.isEmpty, Date() < deadline {
             usleep(100_000)
             outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
         }

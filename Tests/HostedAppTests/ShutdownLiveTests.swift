@@ -11,8 +11,9 @@ import Testing
         guard store.isAvailable else { return }
         let database = try TestDatabaseURL(store)
         defer { database.remove() }
+        // Metrics only to see when the long-poll is open.
         let environment = ["HOSTED_DATABASE_URL": database.environmentValue, "HOSTED_SHUTDOWN_DELAY": "2",
-                           "HOSTED_SECRET_KEY": String(repeating: "drain-key-", count: 7)]
+                           "HOSTED_METRICS_LISTEN": "127.0.0.1:0", "HOSTED_SECRET_KEY": String(repeating: "drain-key-", count: 7)]
         let server = try ServerProcess(environment: environment, logDirectory: database.directory)
         let created = try HostedBinary.run(["accounts", "create", "--name", "Drain"], environment: environment)
         let key = (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])?["api_key"] ?? ""
@@ -28,11 +29,18 @@ import Testing
         let poller = try RawHTTPConnection(port: server.port)
         try poller.send("GET /v1/verifications/\(id)?wait=20 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\n"
                         + "If-None-Match: \(made.headers["etag"] ?? "")\r\n\r\n")
-        usleep(300_000)
+        #expect(try server.scrape(until: "hosted_long_polls_open 1").text.contains("hosted_long_polls_open 1"))
         server.process.signal(SIGTERM)
-        usleep(500_000)
-        // Draining: not ready, but still serving on the connections and the socket it has.
-        #expect(try api.request("GET", "/readyz").status == 503)
+        // Draining once the signal is handled: not ready (checked as soon as it says so, leaving
+        // the rest of the 2 s for the checks after), but still serving on the connections and the
+        // socket it has.
+        let deadline = Date().addingTimeInterval(10)
+        var ready = try api.request("GET", "/readyz").status
+        while ready == 200, Date() < deadline {
+            usleep(20_000)
+            ready = try api.request("GET", "/readyz").status
+        }
+        #expect(ready == 503)
         #expect(try api.request("GET", "/healthz").status == 200)
         #expect(try RawHTTPConnection(port: server.port).request("GET", "/v1/verifications/\(id)",
                                                                  headers: ["Authorization": "Bearer \(key)"]).status == 200)

@@ -47,9 +47,10 @@ import Testing
     /// the server uses poll(2) workers, so 300 shutdowns under connection churn all return.
     @Test func shuttingDownUnderLoadNeverAbortsTheProcess() throws {
         for _ in 0..<300 {
+            let log = MemoryLog()
             let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 16, connectionTimeoutSeconds: 5,
                                                          connectionLimit: 16, connectionsPerAddress: 0),
-                                    responder: Self.makeRouter(), log: MemoryLog())
+                                    responder: Self.makeRouter(), log: log)
             try server.start()
             let port = server.port
             let stop = Counter()
@@ -62,7 +63,11 @@ import Testing
                     }
                 }
             }
-            usleep(5_000)
+            // Shut down only once the churn has reached the workers (an answer is logged): on a
+            // loaded machine the clients may not have connected yet after any fixed pause.
+            let deadline = Date().addingTimeInterval(10)
+            while log.entries.isEmpty, Date() < deadline { usleep(1_000) }
+            #expect(!log.entries.isEmpty, "no request was answered before the shutdown")
             server.shutdown(gracePeriod: 0.05)
             stop.increment()
             group.wait()
@@ -202,7 +207,9 @@ import Testing
         for connection in connections {
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
         }
-        while server.currentInFlight < 3 { usleep(1_000) }
+        let deadline = Date().addingTimeInterval(10)
+        while server.currentInFlight < 3, Date() < deadline { usleep(1_000) }
+        try #require(server.currentInFlight == 3)
         let stopped = DispatchSemaphore(value: 0)
         let quiesced = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -240,7 +247,9 @@ import Testing
         try server.start()
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        while pending.all.isEmpty { usleep(1_000) }
+        let deadline = Date().addingTimeInterval(10)
+        while pending.all.isEmpty, Date() < deadline { usleep(1_000) }
+        try #require(!pending.all.isEmpty)
         server.shutdown(gracePeriod: 0.2)
         let response = try connection.readResponse()
         #expect(response.status == 503)
