@@ -182,6 +182,34 @@ import Testing
         #expect(f.pick(number, claim: phone.claim).status == 401)
     }
 
+    /// An expiry writes nothing, so nothing wakes the desktop's long-poll: it must end by itself
+    /// when the link expires, not only after the `wait` it asked for.
+    @Test(arguments: Store.allCases)
+    func theDesktopsLongPollEndsWhenTheLinkExpires(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        _ = f.link()
+        f.clock.advance(by: ContinuationRules.lifetime - 2)  // two seconds left
+        let tag = try #require(f.progress()["tag"] as? String)
+        let path = "/j/\(f.id)/api/continuations/current?wait=20&since=\(tag)"
+        let headers = [("Origin", ContinuationTests.origin), ("Cookie", "hosted_session=\(f.desktop)")]
+        let deferred = try #require(f.app.reply("GET", path, headers: headers).deferred)
+        let answered = Answer()
+        let started = Date()
+        deferred.start { answered.set($0) }
+        // The test's clock stands still, so the answer is the same progress, but it comes when the
+        // link's two seconds are up (where a real clock shows it expired), not after 20.
+        let response = try #require(answered.wait(seconds: 10), "the long-poll must end when the link expires")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed > 1.5 && elapsed < 6)
+        #expect(f.app.json(response)["tag"] as? String == tag)
+        f.clock.advance(by: 3)
+        let expired = f.progress()
+        #expect(expired["tag"] as? String != tag)
+        #expect((expired["continuation"] as? [String: Any])?["status"] as? String == "expired")
+    }
+
     @Test(arguments: Store.allCases)
     func onlyASignedInDesktopMakesLinksAndNoSecretIsKept(_ store: Store) throws {
         guard store.isAvailable else { return }

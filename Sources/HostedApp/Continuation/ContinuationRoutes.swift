@@ -35,7 +35,9 @@ struct ContinuationRoutes {
             return Response(status: 204)
         }
         // The first device follows: answers at once when `since` is not the current tag, else
-        // when something changes (the change feed carries every verification's id), else after `wait`.
+        // when something changes (the change feed carries every verification's id), else after
+        // `wait`, or when the current link expires if that comes first (an expiry writes nothing,
+        // so nothing on the feed would wake the waiter).
         routes.addDeferrable("GET", "/j/{id}/api/continuations/current") { request, context in
             let (session, verification) = try context.journey()
             var wait = 0
@@ -64,7 +66,7 @@ struct ContinuationRoutes {
                 }
             }
             let timeout: @Sendable () -> Response = { check() ?? ((try? Response.json(now)) ?? Problem.internalError.response) }
-            let seconds = wait
+            let seconds = min(wait, now.secondsUntilExpiry ?? wait)
             return .later { complete in
                 longPoll.wait(key: id.rawValue, owners: owners, seconds: seconds, check: check, timeout: timeout, complete: complete)
             }

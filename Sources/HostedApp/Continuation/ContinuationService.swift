@@ -130,6 +130,10 @@ struct ContinuationService: Sendable {
         let continuation: ContinuationView?
         let steps: [StepView]
         let redirect_url: String?
+        /// Whole seconds until the current link expires while it is still pending or opened (its
+        /// status, and so the tag, change then with nothing written); nil when no such link.
+        /// Not part of the body.
+        var secondsUntilExpiry: Int? = nil
 
         struct ContinuationView: Encodable {
             let status: String
@@ -160,10 +164,12 @@ struct ContinuationService: Sendable {
         let status = current.map { $0.status == "pending" || $0.status == "opened" ? ($0.expiresAt <= now ? "expired" : $0.status) : $0.status }
         let redirect = verification.status == .submitted && !session.continued
             ? try journey.redirect(after: verification, visitReturnURL: session.returnURL) : nil
+        let live = current.flatMap { ($0.status == "pending" || $0.status == "opened") && $0.expiresAt > now ? $0.expiresAt : nil }
         return Progress(tag: "\(verification.revision)-\(current?.id ?? "")-\(status ?? "")", status: verification.status.rawValue,
                         continuation: current.map { Progress.ContinuationView(status: status ?? $0.status, expires_at: APIObjects.timestamp($0.expiresAt)) },
                         steps: verification.steps.map { Progress.StepView(id: $0.id, status: $0.statusName) },
-                        redirect_url: redirect)
+                        redirect_url: redirect,
+                        secondsUntilExpiry: live.map { Int(min($0.timeIntervalSince(now).rounded(.up), ContinuationRules.lifetime)) })
     }
 
     static let invalid = Problem(status: 401, code: .continuationInvalid, title: "Unauthorized",
