@@ -16,8 +16,8 @@ import HostedStorage
 /// dies mid-attempt leaves the lease to run out, and another attempt is made — at least once,
 /// never lost.
 ///
-/// `@unchecked Sendable`: the mutable state (`inFlight`, `running`, `pending`) is only touched
-/// while holding `lock`.
+/// `@unchecked Sendable`: `inFlight` and `total` are only touched while holding `lock`,
+/// `pending` while holding `condition`.
 final class WebhookDispatcher: @unchecked Sendable {
     let service: WebhookService
     let client: PinnedHTTPClient
@@ -29,8 +29,7 @@ final class WebhookDispatcher: @unchecked Sendable {
     private let lock = NSLock()
     private let condition = NSCondition()
     private var pending = false
-    private var running = false
-    private var started = false
+    private let thread = ServiceThread(name: "hosted.webhooks")
     private var inFlight: [String: Int] = [:]
     private var total = 0
     private let workers = DispatchQueue(label: "hosted.webhooks", attributes: .concurrent)
@@ -54,23 +53,12 @@ final class WebhookDispatcher: @unchecked Sendable {
     var lease: TimeInterval { client.timeout + 10 }
 
     func start() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !started else { return }
-        started = true
-        running = true
-        let thread = Thread { [self] in loop() }
-        thread.name = "hosted.webhooks"
-        thread.start()
+        thread.start { [self] in loop() }
     }
 
     /// Stops leasing; waits (up to the timeout and a little) for attempts in flight.
     func stop() {
-        lock.lock()
-        let wasRunning = running
-        running = false
-        lock.unlock()
-        guard wasRunning else { return }
+        guard thread.stop() else { return }
         nudge()
         _ = finished.wait(timeout: .now() + client.timeout + 2)
     }
@@ -83,16 +71,10 @@ final class WebhookDispatcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    private var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return running
-    }
-
     private func loop() {
         finished.enter()
         defer { finished.leave() }
-        while isRunning {
+        while thread.isRunning {
             let leased = dispatchDue()
             condition.lock()
             // A full batch may have more behind it: look again at once.

@@ -11,8 +11,8 @@ import HostedStorage
 /// processes skip, and pruning deletes only what no process needs. One thread, woken at once
 /// when this process queues a message, else every second.
 ///
-/// `@unchecked Sendable`: `running` and `lastSweep` are only touched while holding `lock`; the
-/// thread is the only caller of `runOnce` while it runs.
+/// `@unchecked Sendable`: `lastSweep` is only touched while holding `lock`; the thread is the
+/// only caller of `runOnce` while it runs.
 final class BackgroundWork: @unchecked Sendable {
     let sms: SMSDelivery
     let verifications: VerificationStore
@@ -23,9 +23,8 @@ final class BackgroundWork: @unchecked Sendable {
 
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    private let thread = ServiceThread(name: "hosted.background")
     private let lock = NSLock()
-    private var running = false
-    private var started = false
     private var lastSweep: Date?
 
     init(sms: SMSDelivery, verifications: VerificationStore, pruning: PruningStore, clock: any WallClock, log: any ServerLog,
@@ -40,23 +39,12 @@ final class BackgroundWork: @unchecked Sendable {
 
     /// Starts the thread (once).
     func start() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !started else { return }
-        started = true
-        running = true
-        let thread = Thread { [self] in loop() }
-        thread.name = "hosted.background"
-        thread.start()
+        thread.start { [self] in loop() }
     }
 
     /// Stops the thread after the pass in progress.
     func stop() {
-        lock.lock()
-        let wasRunning = running
-        running = false
-        lock.unlock()
-        guard wasRunning else { return }
+        guard thread.stop() else { return }
         wake.signal()
         _ = finished.wait(timeout: .now() + 10)
     }
@@ -90,14 +78,8 @@ final class BackgroundWork: @unchecked Sendable {
 
     static let batch = 100
 
-    private var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return running
-    }
-
     private func loop() {
-        while isRunning {
+        while thread.isRunning {
             runOnce()
             _ = wake.wait(timeout: .now() + 1)
         }
