@@ -32,11 +32,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses an ID of the given kind; nil when the text is not one (wrong prefix, length or alphabet).
     public init?(_ kind: Kind, parsing text: String) {
-        let prefix = kind.rawValue + "_"
-        guard text.hasPrefix(prefix) else { return nil }
-        let body = text.utf8.dropFirst(prefix.utf8.count)
-        guard body.count == Self.encodedLength,
-              body.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x32 && $0 <= 0x37) })
+        // Bytes, not characters: an ID is ASCII, and a poll parses two of them.
+        let prefix = kind.rawValue.utf8
+        let bytes = text.utf8
+        guard bytes.count == prefix.count + 1 + Self.encodedLength,
+              bytes.starts(with: prefix),
+              bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "_"),
+              bytes.dropFirst(prefix.count + 1).allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x32 && $0 <= 0x37) })
         else { return nil }
         self.kind = kind
         self.rawValue = text

@@ -57,7 +57,9 @@ struct CountingRandom: RandomSource {
 
     @Test(arguments: ["", "ver_", "acct_aaaaaaaaaaaaaaaaaaaaaaaaaa", "ver_AAAAAAAAAAAAAAAAAAAAAAAAAA",
                       "ver_aaaaaaaaaaaaaaaaaaaaaaaaa", "ver_aaaaaaaaaaaaaaaaaaaaaaaaaaa", "ver_aaaaaaaaaaaaaaaaaaaaaaaa1a",
-                      "ver_aaaaaaaaaaaaaaaaaaaaaaaa%2", "ver_../aaaaaaaaaaaaaaaaaaaaaa"])
+                      "ver_aaaaaaaaaaaaaaaaaaaaaaaa%2", "ver_../aaaaaaaaaaaaaaaaaaaaaa",
+                      "verXaaaaaaaaaaaaaaaaaaaaaaaaaa", "ve_aaaaaaaaaaaaaaaaaaaaaaaaaaa", "vera_aaaaaaaaaaaaaaaaaaaaaaaaa",
+                      "ver_aaaaaaaaaaaaaaaaaaaaaaaaa\u{301}", "ver_aaaaaaaaaaaaaaaaaaaaaaaaaa\u{301}"])
     func malformedIDsAreRejected(_ text: String) {
         #expect(ObjectID(.verification, parsing: text) == nil)
     }

@@ -6,6 +6,13 @@ import Testing
 @Suite struct TextFormattingTests {
     /// Every day from 1899 to 2101 (leap years, 1900 and 2000 among them) at a varying time of
     /// day, and the ends of the range, match `ISO8601DateFormatter`.
+    @Test(arguments: [0, 7, 10, -1, -10, 42, 1_000_000, Int.max, Int.min])
+    func integersAreWrittenAsTheirDecimalDigits(_ value: Int) {
+        var bytes = Array("x".utf8)
+        JSONText.appendInt(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x" + String(value))
+    }
+
     @Test func rfc3339MatchesFoundationOverTwoCenturies() {
         let plain = ISO8601DateFormatter()
         plain.formatOptions = [.withInternetDateTime]

@@ -60,7 +60,8 @@ public enum JSONText {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends the decimal digits of `value` (a small string: no allocation).
+    /// Appends the decimal digits of `value` (a small string: no allocation). Writing the digits
+    /// one by one was measured: twice the instructions.
     public static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: String(value).utf8)
     }
@@ -104,7 +105,11 @@ public enum JSONText {
         }
 
         /// The finished object's bytes.
-        public var utf8: [UInt8] { bytes + [UInt8(ascii: "}")] }
+        public var utf8: [UInt8] {
+            var finished = bytes
+            finished.append(UInt8(ascii: "}"))
+            return finished
+        }
 
         public var json: String { String(decoding: utf8, as: UTF8.self) }
     }
