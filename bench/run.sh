@@ -51,6 +51,8 @@ Environment:
   BENCH_POLL_BURST   HOSTED_POLL_BURST for the PostgreSQL phase (default 1000000)
   BENCH_SIZING       worker/connection counts for the sizing rows (default "2 4 6 12";
                      empty: none)
+  BENCH_ROUNDS       interleaved rounds of the poll, pgbench's select and min-poll after the
+                     main rows, each ratio reported as the median over them (default 3; 0 = none)
   BENCH_RAW_CONNECTIONS  threads (one connection each) of the SQLite raw loop (default 2)
   HOSTED_TEST_PG_BIN directory holding pgbench (default /usr/lib/postgresql/15/bin;
                      set by scripts/with-postgres.sh)
@@ -81,6 +83,7 @@ POLL_RATE=${BENCH_POLL_RATE:-1000}
 POLL_BURST=${BENCH_POLL_BURST:-1000000}
 SIZING=${BENCH_SIZING-2 4 6 12}
 RAW_CONNECTIONS=${BENCH_RAW_CONNECTIONS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
 # Every hosted in this run polls at the raised limit (see the usage).
 export HOSTED_POLL_RATE=$POLL_RATE HOSTED_POLL_BURST=$POLL_BURST
 # The verification the PostgreSQL phase creates, polls and re-creates.
@@ -401,28 +404,36 @@ PY
     } >>"$WORK/notes.txt"
 }
 
-# bench_min_poll: bench/min-poll.c, the least an HTTP front can do per poll (read the request,
-# the poll's select on one of its own connections, one response; no routing, authentication,
-# poll limit, log or escaping), with hosted's default workers and connections, on the polled
-# row (hosted stopped); then how far the select's rate is reachable at all through HTTP on this
-# machine, and how close hosted's poll comes to that.
-bench_min_poll() {
-    local bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
-    gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq) -lpthread ||
-        die "cannot build bench/min-poll.c"
+# min_poll_row NAME VERIFICATION_ID: bench/min-poll.c (built with gcc on first use), the least
+# an HTTP front can do per poll (read the request, the poll's select on one of its own
+# connections, one response; no routing, authentication, poll limit, log or escaping), with
+# hosted's default workers and connections, polling that verification of the bench account as a
+# wrk row (hosted stopped).
+min_poll_row() {
+    local name=$1 id=$2 bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
+    if [[ ! -x $bin ]]; then
+        gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq) -lpthread ||
+            die "cannot build bench/min-poll.c"
+    fi
     # The poll's read exactly as pgbench runs it, with $1/$2 for pgbench's variables.
     sql=$(grep -v '^--' "$REPO/bench/pgbench-select.sql" | tr '\n' ' ' |
         sed 's/:verification_id/$1/; s/:account_id/$2/; s/\\gset v_//')
     port=$(free_port)
-    "$bin" "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$VERIFICATION_ID" "$ACCOUNT_ID" \
+    "$bin" "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$id" "$ACCOUNT_ID" \
         >"$WORK/min-poll.log" 2>&1 &
     pid=$!
     PIDS+=("$pid")
     wait_http "http://127.0.0.1:$port/" "$pid" "min-poll"
-    http_get "http://127.0.0.1:$port/" | grep -q "\"id\":\"$VERIFICATION_ID\"" ||
+    http_get "http://127.0.0.1:$port/" | grep -q "\"id\":\"$id\"" ||
         die "min-poll does not answer with the polled row"
-    wrk_row "$ROW_MIN_POLL" "http://127.0.0.1:$port/"
+    wrk_row "$name" "http://127.0.0.1:$port/"
     stop_pid "$pid"
+}
+
+# bench_min_poll: the min-poll row on the polled verification; then how far the select's rate
+# is reachable at all through HTTP on this machine, and how close hosted's poll comes to that.
+bench_min_poll() {
+    min_poll_row "$ROW_MIN_POLL" "$VERIFICATION_ID"
     python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_MIN_POLL" "$ROW_PG_SELECT" >>"$WORK/ratios.txt" <<'PY'
 import sys
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(sys.argv[1])}
@@ -432,6 +443,44 @@ for top, bottom in [(sys.argv[3], sys.argv[4]), (sys.argv[2], sys.argv[3])]:
         print(f"{top} / {bottom} = {100 * a / b:.0f}% ({a:.0f} vs {b:.0f} per second)  ")
     except (KeyError, IndexError, ValueError, ZeroDivisionError):
         print(f"{top} / {bottom} = ? (a row is missing or has no rate)  ")
+PY
+}
+
+# bench_rounds KEY: $ROUNDS more rounds of the poll's three rows, interleaved (hosted's poll,
+# pgbench's select, min-poll), each round on a fresh verification (a fresh poll bucket), then
+# each ratio's median with every round's value. One run's single rows drift by +-30% on a
+# shared VM; interleaving puts each round's three rows under the same drift.
+bench_rounds() {
+    local key=$1 round id
+    (( ROUNDS > 0 )) || return 0
+    for round in $(seq "$ROUNDS"); do
+        start_hosted "$HOSTED_TEST_POSTGRES_URL" "round-$round"
+        id=$(create_verification "$key" \
+            "{\"user_id\":\"bench-round-$round\",\"workflow\":\"bench\",\"mobile\":\"+919876543210\"}") || exit 1
+        wrk_row "round $round: $ROW_API_READ" "$HOSTED_BASE/v1/verifications/$id" -H "Authorization: Bearer $key"
+        stop_pid "$HOSTED_PID"
+        pgbench_row "round $round: $ROW_PG_SELECT" "$REPO/bench/pgbench-select.sql" "select-round-$round" \
+            -D "account_id=$ACCOUNT_ID" -D "verification_id=$id"
+        min_poll_row "round $round: $ROW_MIN_POLL" "$id"
+    done
+    python3 - "$WORK/results.tsv" "$ROUNDS" "$ROW_API_READ" "$ROW_PG_SELECT" "$ROW_MIN_POLL" >>"$WORK/ratios.txt" <<'PY'
+import statistics, sys
+path, rounds, poll, select, ceiling = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
+rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(path)}
+def rate(round, name):
+    try:
+        return float(rows[f"round {round}: {name}"][1])
+    except (KeyError, IndexError, ValueError):
+        return None
+for label, top, bottom in [("poll / pgbench select (goal >= 60%, floor 50%)", poll, select),
+                           ("min-poll / pgbench select (the ceiling)", ceiling, select),
+                           ("poll / min-poll", poll, ceiling)]:
+    values = [100 * a / b for a, b in ((rate(r, top), rate(r, bottom)) for r in range(1, rounds + 1)) if a and b]
+    if values:
+        print(f"median of {len(values)} interleaved rounds: {label} = {statistics.median(values):.0f}% "
+              f"(rounds: {', '.join(f'{v:.0f}%' for v in values)})  ")
+    else:
+        print(f"median of the interleaved rounds: {label} = ? (a round's row is missing)  ")
 PY
 }
 
@@ -449,6 +498,7 @@ if [[ $MODE == postgres ]]; then
     bench_hosted_account postgresql "$HOSTED_TEST_POSTGRES_URL"
     bench_pgbench
     bench_min_poll
+    bench_rounds "$API_KEY"
     bench_sizing "$API_KEY"
     exit 0
 fi
@@ -540,7 +590,15 @@ echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION on 127.0.0.1, $(nproc) cores sha
 echo
 echo "| target | req/s | p50 | p99 | errors |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-awk -F'\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
+awk -F'\t' '$1 !~ /^round / { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
+if grep -q '^round ' "$WORK/results.tsv"; then
+    echo
+    echo "Interleaved rounds (the poll, pgbench's select and min-poll, each round on a fresh verification):"
+    echo
+    echo "| round: target | req/s | p50 | p99 | errors |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+    awk -F'\t' '$1 ~ /^round / { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
+fi
 # #16's goals: /healthz at least 95 % of nginx serving a file of the same size; the poll's p99
 # at half its peak rate at most 5 ms.
 awk -F'\t' '$1 ~ /about half its peak rate/ { printf "%s: %s req/s, p99 %s (goal <= 5 ms)  \n", $1, $2, $4 }' \
