@@ -238,9 +238,7 @@ import Testing
         server.signal(SIGTERM)
         // Once it says it is stopping, a moment in which a server that did not wait would exit.
         let isStopping = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("hosted: stopping") }
-        let deadline = Date().addingTimeInterval(10)
-        while !isStopping(), Date() < deadline { usleep(20_000) }
-        #expect(isStopping())
+        #expect(eventually(pause: 0.02, isStopping))
         usleep(300_000)
         #expect(server.wait(timeout: 0) == nil, "the server must wait for requests in flight")
         for connection in connections {

@@ -181,13 +181,12 @@ extension MultiProcessLiveTests {
             "POST", "/j/\(id)/api/otp", headers: ["Origin": "http://127.0.0.1:8080"], body: Array(#"{"mobile":"+919876543210"}"#.utf8))
         #expect(sent.status == 202)
         // Sent by a background worker right after the answer: wait for it to arrive.
-        var outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
-        let deadline = Date().addingTimeInterval(10)
-        while outbox.stdout.isEmpty, Date() < deadline {
-            usleep(100_000)
-            outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue])
+        var outbox = ""
+        try eventually(pause: 0.1) {
+            outbox = try HostedBinary.run(["outbox", "--to", "+919876543210"], environment: ["HOSTED_DATABASE_URL": pair.database.environmentValue]).stdout
+            return !outbox.isEmpty
         }
-        let code = String(try #require(outbox.stdout.split(separator: "\n").first.flatMap {
+        let code = String(try #require(outbox.split(separator: "\n").first.flatMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])?["body"]
         }).prefix(6))
         let wrong = code == "000000" ? "111111" : "000000"

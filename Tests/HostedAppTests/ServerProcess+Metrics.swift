@@ -15,12 +15,13 @@ extension ServerProcess {
     /// `seconds` pass; the last scrape, for the caller to check.
     func scrape(until sample: String, within seconds: TimeInterval = 10) throws -> RawHTTPConnection.Response {
         guard let port = metricsPort else { throw RawHTTPConnection.Failure(description: "no metrics address in the log") }
-        let deadline = Date().addingTimeInterval(seconds)
-        var scrape = try RawHTTPConnection(port: port).request("GET", "/metrics")
-        while !scrape.text.contains(sample), Date() < deadline {
-            usleep(20_000)
-            scrape = try RawHTTPConnection(port: port).request("GET", "/metrics")
+        var scrape: RawHTTPConnection.Response?
+        try eventually(within: seconds, pause: 0.02) {
+            let latest = try RawHTTPConnection(port: port).request("GET", "/metrics")
+            scrape = latest
+            return latest.text.contains(sample)
         }
+        guard let scrape else { throw RawHTTPConnection.Failure(description: "no scrape was made") }
         return scrape
     }
 }

@@ -137,8 +137,7 @@ import Testing
             try holding.send([UInt8](repeating: 0x41, count: 1 << 20))
             // A worker reserves the upload's bytes when it reads its headers, which a loaded
             // machine (TSan, the whole suite in parallel) may do after the next request arrives.
-            let deadline = Date().addingTimeInterval(10)
-            while server.bodyBudget.inUse < 2 << 20, Date() < deadline { usleep(1_000) }
+            eventually { server.bodyBudget.inUse >= 2 << 20 }
             #expect(server.bodyBudget.inUse == 2 << 20)
             // …so a second one does not fit.
             let (refused, _) = try exchange(server, Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 << 20)\r\n\r\n".utf8))
@@ -176,12 +175,10 @@ import Testing
             // A share given back is a share to use again, once a worker has seen the close (on a
             // loaded machine that can take a while; until then a new connection is turned away).
             held.removeFirst()
-            let deadline = Date().addingTimeInterval(10)
             var status: Int?
-            while status == nil, Date() < deadline {
-                let again = try RawHTTPConnection(port: server.port, timeoutSeconds: 5)
-                status = try? again.request("GET", "/hello").status
-                if status == nil { usleep(10_000) }
+            try eventually(pause: 0.01) {
+                status = try? RawHTTPConnection(port: server.port, timeoutSeconds: 5).request("GET", "/hello").status
+                return status != nil
             }
             #expect(status == 200)
         }

@@ -65,9 +65,7 @@ import Testing
             }
             // Shut down only once the churn has reached the workers (an answer is logged): on a
             // loaded machine the clients may not have connected yet after any fixed pause.
-            let deadline = Date().addingTimeInterval(10)
-            while log.entries.isEmpty, Date() < deadline { usleep(1_000) }
-            #expect(!log.entries.isEmpty, "no request was answered before the shutdown")
+            #expect(eventually { !log.entries.isEmpty }, "no request was answered before the shutdown")
             server.shutdown(gracePeriod: 0.05)
             stop.increment()
             group.wait()
@@ -207,8 +205,7 @@ import Testing
         for connection in connections {
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
         }
-        let deadline = Date().addingTimeInterval(10)
-        while server.currentInFlight < 3, Date() < deadline { usleep(1_000) }
+        eventually { server.currentInFlight >= 3 }
         try #require(server.currentInFlight == 3)
         let stopped = DispatchSemaphore(value: 0)
         let quiesced = DispatchSemaphore(value: 0)
@@ -247,9 +244,7 @@ import Testing
         try server.start()
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        let deadline = Date().addingTimeInterval(10)
-        while pending.all.isEmpty, Date() < deadline { usleep(1_000) }
-        try #require(!pending.all.isEmpty)
+        try #require(eventually { !pending.all.isEmpty })
         server.shutdown(gracePeriod: 0.2)
         let response = try connection.readResponse()
         #expect(response.status == 503)

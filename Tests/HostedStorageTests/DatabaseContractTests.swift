@@ -160,15 +160,12 @@ import Testing
             for pid in pids { try killer.query("SELECT pg_terminate_backend(\(pid)::int)") }
             // A failover is over once its server processes are gone: from then on the pool's
             // stale connections read end-of-file and are replaced before use.
-            let deadline = Date().addingTimeInterval(10)
-            var gone = false
-            while !gone, Date() < deadline {
+            let gone = try eventually(pause: 0.02) {
                 let left = try killer.query("""
                     SELECT count(*) AS n FROM pg_stat_activity
                     WHERE pid = ANY(\("{" + pids.map(String.init).joined(separator: ",") + "}")::int[])
                     """)
-                gone = try left[0].int("n") == 0
-                if !gone { usleep(20_000) }
+                return try left[0].int("n") == 0
             }
             try #require(gone, "the terminated server processes are still there")
             #expect(try db.query("SELECT 2 AS two")[0].int("two") == 2)
