@@ -67,12 +67,36 @@ public struct Router: HTTPResponder {
     }
 
     let routes: [Route]
-    /// For a path whose first segment is a route's literal first segment: the indices of the
-    /// routes that can match it, in registration order (those routes, and every route that
-    /// starts with a parameter). Other paths try `openFirst`.
-    private let byFirstSegment: [String: [Int]]
+    /// For a path whose first segment is a route's literal first segment: the routes that can
+    /// match it (those routes, and every route that starts with a parameter), by segment count.
+    /// Other paths try `openFirst`.
+    private let byFirstSegment: [String: Candidates]
     /// Routes whose first segment is a parameter or the rest, or that have no segments.
-    private let openFirst: [Int]
+    private let openFirst: Candidates
+
+    /// Route indices, in registration order (the order matching tries them), that can fit a path
+    /// of a given number of segments: a pattern of that many, or one ending in a rest that is no
+    /// longer. Most of a path's routes are told apart by the count alone, without a comparison.
+    struct Candidates {
+        /// `byCount[n]`: the routes that can fit n segments, for n up to the longest pattern.
+        let byCount: [[Int]]
+        /// Paths longer than every pattern: only the routes ending in a rest.
+        let beyond: [Int]
+
+        init(_ indices: [Int], of routes: [Route]) {
+            let longest = indices.map { routes[$0].segments.count }.max() ?? 0
+            byCount = (0...longest).map { count in indices.filter { Router.canFit(routes[$0].segments, count: count) } }
+            beyond = indices.filter { if case .rest = routes[$0].segments.last { true } else { false } }
+        }
+
+        subscript(count count: Int) -> [Int] { count < byCount.count ? byCount[count] : beyond }
+    }
+
+    /// Whether a pattern can fit a path of `count` segments (`fits` then compares them).
+    static func canFit(_ pattern: [Segment], count: Int) -> Bool {
+        if case .rest = pattern.last { return pattern.count <= count }
+        return pattern.count == count
+    }
 
     init(routes: [Route]) {
         self.routes = routes
@@ -85,8 +109,8 @@ public struct Router: HTTPResponder {
                 open.append(index)
             }
         }
-        openFirst = open
-        byFirstSegment = literal.mapValues { ($0 + open).sorted() }
+        openFirst = Candidates(open, of: routes)
+        byFirstSegment = literal.mapValues { Candidates(($0 + open).sorted(), of: routes) }
     }
 
     /// Every route as (method, pattern), e.g. ("GET", "/v1/verifications/{id}"): for checking the
@@ -130,37 +154,64 @@ public struct Router: HTTPResponder {
     /// Runs on every request (and again for metrics): slices of the path, no copies unless a
     /// segment has an escape.
     static func segments(of path: String) -> [Substring]? {
-        let utf8 = path.utf8
-        guard utf8.first == UInt8(ascii: "/") else { return nil }
-        var result: [Substring] = []
-        result.reserveCapacity(8)
-        var start = utf8.index(after: utf8.startIndex)
-        var index = start
-        while true {
-            let atEnd = index == utf8.endIndex
-            if atEnd || utf8[index] == UInt8(ascii: "/") {
-                let raw = Substring(utf8[start..<index])
-                if raw.utf8.contains(UInt8(ascii: "%")) {
-                    // A NUL or an invalid escape names no resource (and must never reach a query).
-                    guard let decoded = String(raw).removingPercentEncoding, !decoded.utf8.contains(0) else { return nil }
-                    result.append(Substring(decoded))
-                } else {
-                    result.append(raw)
+        var path = path
+        path.makeContiguousUTF8()
+        // Slash positions found in the contiguous bytes; segments are then slices by offset
+        // (O(1) on a native string), so a path is walked once, not index by index.
+        var bounds: [(start: Int, end: Int, escaped: Bool)] = []
+        let valid: Bool = path.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            bounds.reserveCapacity(8)
+            var start = 1, escaped = false
+            for offset in 1..<bytes.count {
+                switch bytes[offset] {
+                case UInt8(ascii: "/"):
+                    bounds.append((start, offset, escaped))
+                    start = offset + 1
+                    escaped = false
+                case UInt8(ascii: "%"):
+                    escaped = true
+                default:
+                    break
                 }
-                if atEnd { break }
-                start = utf8.index(after: index)
             }
-            index = utf8.index(after: index)
+            bounds.append((start, bytes.count, escaped))
+            return true
+        } ?? false
+        guard valid else { return nil }
+        let utf8 = path.utf8
+        var result: [Substring] = []
+        result.reserveCapacity(bounds.count)
+        for bound in bounds {
+            let raw = Substring(utf8[utf8.index(utf8.startIndex, offsetBy: bound.start)..<utf8.index(utf8.startIndex, offsetBy: bound.end)])
+            if bound.escaped {
+                // A NUL or an invalid escape names no resource (and must never reach a query).
+                guard let decoded = String(raw).removingPercentEncoding, !decoded.utf8.contains(0) else { return nil }
+                result.append(Substring(decoded))
+            } else {
+                result.append(raw)
+            }
         }
         // "/" and a trailing slash both yield an empty last segment: not a route segment.
         if result.last?.isEmpty == true { result.removeLast() }
         return result
     }
 
+    /// Whether a segment is a literal, byte for byte (not by Unicode equivalence: "K" is not
+    /// the Kelvin sign), comparing contiguous bytes where both have them.
+    @inline(__always)
+    static func same(_ segment: Substring, _ literal: String) -> Bool {
+        guard segment.utf8.count == literal.utf8.count else { return false }
+        let compared: Bool? = segment.utf8.withContiguousStorageIfAvailable { a in
+            literal.utf8.withContiguousStorageIfAvailable { b in a.elementsEqual(b) }
+        } ?? nil
+        return compared ?? segment.utf8.elementsEqual(literal.utf8)
+    }
+
     func match(method: String, path: String) -> Match {
         guard let segments = Self.segments(of: path) else { return .notFound }
         var allowed: [String] = []
-        let candidates = segments.first.flatMap { byFirstSegment[String($0)] } ?? openFirst
+        let candidates = (segments.first.flatMap { byFirstSegment[String($0)] } ?? openFirst)[count: segments.count]
         for index in candidates where Self.fits(routes[index].segments, segments) {
             let route = routes[index]
             if route.method == method || (method == "HEAD" && route.method == "GET") {
@@ -185,7 +236,7 @@ public struct Router: HTTPResponder {
             case .rest:
                 return segments.count > index
             case .literal(let literal):
-                guard index < segments.count, segments[index].utf8.elementsEqual(literal.utf8) else { return false }
+                guard index < segments.count, same(segments[index], literal) else { return false }
             case .parameter:
                 guard index < segments.count, !segments[index].isEmpty else { return false }
             }

@@ -87,6 +87,36 @@ import Testing
         #expect(router.routePattern(method: "POST", path: "/a/b/c") == nil)
     }
 
+    /// The indexes (first segment, then segment count) change which routes are compared, never
+    /// the answer: for every path built from the patterns' pieces, the route found is the first
+    /// in registration order that a plain comparison of the whole pattern accepts.
+    @Test func theIndexesAgreeWithTryingEveryRouteInOrder() {
+        let patterns = ["/", "/a", "/a/{x}", "/{p}/b", "/a/b", "/a/{x}/c", "/files/{path...}", "/{p}/{rest...}",
+                        "/a/b/c/d", "/a/{x}/{y...}", "/b/{x}/c/{y}", "/b/c"]
+        var builder = Router.Builder()
+        for pattern in patterns {
+            builder.add("GET", pattern) { _, _ in Response(status: 200) }
+        }
+        let router = builder.build()
+        func accepts(_ pattern: String, _ path: [String]) -> Bool {
+            let pieces = pattern.split(separator: "/").map(String.init)
+            for (index, piece) in pieces.enumerated() {
+                if piece.hasSuffix("...}") { return path.count > index }
+                guard index < path.count else { return false }
+                if piece.hasPrefix("{") { if path[index].isEmpty { return false } } else if piece != path[index] { return false }
+            }
+            return pieces.count == path.count
+        }
+        let words = ["a", "b", "c", "d", "files", "z"]
+        var paths: [[String]] = [[]]
+        for _ in 0..<5 { paths += paths.filter { $0.count == paths.last!.count }.flatMap { path in words.map { path + [$0] } } }
+        #expect(paths.count > 5000)
+        for path in paths {
+            let expected = patterns.first { accepts($0, path) }
+            #expect(router.routePattern(method: "GET", path: "/" + path.joined(separator: "/")) == expected, "\(path)")
+        }
+    }
+
     @Test func aRouteAdmittedInTheHeaderPhaseAnswersWithoutASecondMatch() throws {
         var builder = Router.Builder()
         builder.add("POST", "/items/{id}") { _, context in

@@ -155,7 +155,7 @@ enum APIObjects {
                 s.string("id", step.id)
                 s.string("status", step.status)
                 s.string("type", step.type)
-                stepList.append(contentsOf: s.utf8)
+                stepList.append(contentsOf: s.finish())
             }
             stepList.append(UInt8(ascii: "]"))
             o.raw("steps", bytes: stepList)
@@ -164,7 +164,7 @@ enum APIObjects {
             o.string("user_id", user_id)
             o.string("workflow", workflow)
             o.int("workflow_version", workflow_version)
-            return o.utf8
+            return o.finish()
         }
     }
 }

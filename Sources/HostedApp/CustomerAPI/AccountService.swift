@@ -52,10 +52,11 @@ public struct AccountService: Sendable {
               let secret = APIKeySecret(presented: String(decoding: authorization.utf8.dropFirst(7), as: UTF8.self).trimmedASCIIWhitespace)
         else { throw DomainError.unauthenticated }
         // The lookup is by hash of a 256-bit secret: timing reveals nothing usable about stored keys.
-        let hash = Self.hash(secret)
-        if let remembered = callers.caller(hash) { return remembered }
-        guard let caller = try store.caller(forKeyHash: hash) else { throw DomainError.unauthenticated }
-        callers.remember(caller, for: hash)
+        let digest = Digest.sha256(secret.value)
+        let remembered = CallerCache.Key(digest)
+        if let caller = callers.caller(remembered) { return caller }
+        guard let caller = try store.caller(forKeyHash: Digest.hex(digest)) else { throw DomainError.unauthenticated }
+        callers.remember(caller, for: remembered)
         return caller
     }
 
@@ -70,7 +71,7 @@ public struct AccountService: Sendable {
 }
 
 /// Keys that authenticated in the last second, by the SHA-256 of the key (never the key), on a
-/// monotonic clock. Only successes are kept: an unknown or revoked key is looked up every time.
+/// monotonic clock, kept as four words (hashing them is cheaper than hashing 64 hex digits). Only successes are kept: an unknown or revoked key is looked up every time.
 /// Bounded: emptied when full.
 ///
 /// `@unchecked Sendable`: `entries` is only touched while holding `lock`.
@@ -79,9 +80,29 @@ final class CallerCache: @unchecked Sendable {
     static let capacity = 10_000
 
     private let lock = NSLock()
-    private var entries: [String: (caller: (account: Account, keyID: ObjectID), until: UInt64)] = [:]
+    private var entries: [Key: (caller: (account: Account, keyID: ObjectID), until: UInt64)] = [:]
 
-    func caller(_ hash: String) -> (account: Account, keyID: ObjectID)? {
+    /// A SHA-256 digest as four words.
+    struct Key: Hashable {
+        let words: (UInt64, UInt64, UInt64, UInt64)
+
+        init(_ digest: [UInt8]) {
+            precondition(digest.count == 32, "a SHA-256 digest is 32 bytes")
+            func word(_ at: Int) -> UInt64 { digest[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+            words = (word(0), word(8), word(16), word(24))
+        }
+
+        static func == (a: Key, b: Key) -> Bool { a.words == b.words }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(words.2)
+            hasher.combine(words.3)
+        }
+    }
+
+    func caller(_ hash: Key) -> (account: Account, keyID: ObjectID)? {
         let now = DispatchTime.now().uptimeNanoseconds
         lock.lock()
         defer { lock.unlock() }
@@ -93,7 +114,7 @@ final class CallerCache: @unchecked Sendable {
         return entry.caller
     }
 
-    func remember(_ caller: (account: Account, keyID: ObjectID), for hash: String) {
+    func remember(_ caller: (account: Account, keyID: ObjectID), for hash: Key) {
         let until = DispatchTime.now().uptimeNanoseconds + Self.lifetimeNanoseconds
         lock.lock()
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }

@@ -28,12 +28,16 @@ public enum JSONText {
         line += "\""
     }
 
+    /// Whether a UTF-8 byte must be escaped inside a JSON string (as `appendString` writes them).
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F }
+
     /// Appends `value` as a JSON string literal, as UTF-8 bytes (same escapes as above).
     public static func appendString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Almost every value needs no escape: one scan, then one copy.
         let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { buffer in
-            guard !buffer.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            guard !buffer.contains(where: needsEscape) else { return false }
             bytes.append(contentsOf: buffer)
             return true
         }
@@ -67,6 +71,10 @@ public enum JSONText {
     }
 
     /// A JSON object written member by member, as UTF-8 bytes.
+    ///
+    /// Member names given as literals (`StaticString`) are copied as they are: they are ours, and
+    /// `appendLiteralName` checks in debug builds that none needs an escape. Names known only at
+    /// run time go through `member(_:_:)`, which escapes them.
     public struct Object {
         private var bytes: [UInt8] = [UInt8(ascii: "{")]
         private var first = true
@@ -75,36 +83,64 @@ public enum JSONText {
             bytes.reserveCapacity(256)
         }
 
-        private mutating func key(_ name: String) {
+        private mutating func separate() {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            JSONText.appendString(name, to: &bytes)
+        }
+
+        private mutating func key(_ name: StaticString) {
+            separate()
+            bytes.append(UInt8(ascii: "\""))
+            name.withUTF8Buffer { name in
+                assert(!name.contains(where: JSONText.needsEscape), "a literal member name needs an escape")
+                bytes.append(contentsOf: name)
+            }
+            bytes.append(UInt8(ascii: "\""))
             bytes.append(UInt8(ascii: ":"))
         }
 
-        public mutating func string(_ name: String, _ value: String?) {
-            key(name)
+        private mutating func appendOptional(_ value: String?) {
             if let value { JSONText.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
         }
 
-        public mutating func int(_ name: String, _ value: Int) {
+        public mutating func string(_ name: StaticString, _ value: String?) {
+            key(name)
+            appendOptional(value)
+        }
+
+        /// A string member whose name is known only at run time (escaped like any value).
+        public mutating func member(_ name: String, _ value: String?) {
+            separate()
+            JSONText.appendString(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendOptional(value)
+        }
+
+        public mutating func int(_ name: StaticString, _ value: Int) {
             key(name)
             JSONText.appendInt(value, to: &bytes)
         }
 
         /// A member whose value is already JSON text.
-        public mutating func raw(_ name: String, _ json: String) {
+        public mutating func raw(_ name: StaticString, _ json: String) {
             key(name)
             bytes.append(contentsOf: json.utf8)
         }
 
         /// A member whose value is already JSON, as bytes.
-        public mutating func raw(_ name: String, bytes json: [UInt8]) {
+        public mutating func raw(_ name: StaticString, bytes json: [UInt8]) {
             key(name)
             bytes.append(contentsOf: json)
         }
 
-        /// The finished object's bytes.
+        /// The finished object's bytes. Consuming: the object's buffer becomes the result
+        /// without a copy.
+        public consuming func finish() -> [UInt8] {
+            bytes.append(UInt8(ascii: "}"))
+            return bytes
+        }
+
+        /// The finished object's bytes (a copy; the object stays open).
         public var utf8: [UInt8] {
             var finished = bytes
             finished.append(UInt8(ascii: "}"))
@@ -117,7 +153,7 @@ public enum JSONText {
     /// A JSON object of string values with sorted keys.
     public static func stringMap(_ map: [String: String]) -> String {
         var object = Object()
-        for key in map.keys.sorted() { object.string(key, map[key]) }
+        for key in map.keys.sorted() { object.member(key, map[key]) }
         return object.json
     }
 
