@@ -35,7 +35,7 @@ public struct APIKeySecret: Sendable {
     public init?(presented: String) {
         let utf8 = presented.utf8
         guard utf8.count == Self.prefix.utf8.count + Self.encodedLength, utf8.starts(with: Self.prefix.utf8),
-              Base64URL.decode(String(decoding: utf8.dropFirst(Self.prefix.utf8.count), as: UTF8.self)) != nil
+              Base64URL.isCanonical(utf8.dropFirst(Self.prefix.utf8.count))
         else { return nil }
         value = presented
     }

@@ -31,36 +31,48 @@ public enum Base64URL {
     /// nil for anything outside the alphabet, padding, a length no encoding has (4n + 1), or
     /// unused low bits that are not zero (so each byte string has exactly one accepted text).
     public static func decode(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
-        guard utf8.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
-        out.reserveCapacity(utf8.count * 3 / 4)
+        out.reserveCapacity(text.utf8.count * 3 / 4)
+        guard walk(text.utf8, emit: { out.append($0) }) else { return nil }
+        return out
+    }
+
+    /// Whether `decode` would accept these bytes, without building the result (an API key is
+    /// checked on every request).
+    public static func isCanonical(_ utf8: some Collection<UInt8>) -> Bool {
+        walk(utf8, emit: { _ in })
+    }
+
+    /// Decodes `utf8`, handing each byte to `emit`; false as soon as it is not canonical.
+    @inline(__always)
+    private static func walk(_ utf8: some Collection<UInt8>, emit: (UInt8) -> Void) -> Bool {
+        guard utf8.count % 4 != 1 else { return false }
         var group: UInt32 = 0
         var filled = 0
         for character in utf8 {
-            guard let value = sextet(character) else { return nil }
+            guard let value = sextet(character) else { return false }
             group = group << 6 | UInt32(value)
             filled += 1
             if filled == 4 {
-                out.append(UInt8(truncatingIfNeeded: group >> 16))
-                out.append(UInt8(truncatingIfNeeded: group >> 8))
-                out.append(UInt8(truncatingIfNeeded: group))
+                emit(UInt8(truncatingIfNeeded: group >> 16))
+                emit(UInt8(truncatingIfNeeded: group >> 8))
+                emit(UInt8(truncatingIfNeeded: group))
                 group = 0
                 filled = 0
             }
         }
         switch filled {
         case 2:
-            guard group & 0xF == 0 else { return nil }
-            out.append(UInt8(truncatingIfNeeded: group >> 4))
+            guard group & 0xF == 0 else { return false }
+            emit(UInt8(truncatingIfNeeded: group >> 4))
         case 3:
-            guard group & 0x3 == 0 else { return nil }
-            out.append(UInt8(truncatingIfNeeded: group >> 10))
-            out.append(UInt8(truncatingIfNeeded: group >> 2))
+            guard group & 0x3 == 0 else { return false }
+            emit(UInt8(truncatingIfNeeded: group >> 10))
+            emit(UInt8(truncatingIfNeeded: group >> 2))
         default:
             break
         }
-        return out
+        return true
     }
 
     private static func sextet(_ c: UInt8) -> UInt8? {

@@ -45,7 +45,9 @@ struct CountingRandom: RandomSource {
         #expect(Base64URL.decode(Base64URL.encode(all)) == all)
         for invalid in ["Z", "Zm9vY", "Zg==", "Zh", "Zm9", "Zm8=", "Zm+v", "Zm/v", "Zm9\u{0}"] {
             #expect(Base64URL.decode(invalid) == nil, "\(invalid)")
+            #expect(!Base64URL.isCanonical(invalid.utf8), "\(invalid)")
         }
+        for valid in vectors.values { #expect(Base64URL.isCanonical(valid.utf8), "\(valid)") }
     }
 
     @Test func objectIDsArePrefixedAndCarry128Bits() {

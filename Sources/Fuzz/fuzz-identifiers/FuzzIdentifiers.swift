@@ -42,6 +42,7 @@ func fuzzIdentifiers(_ bytes: [UInt8]) {
     if let code = OneTimeCode(presented: text) {
         fuzzCheck(code.digits.utf8.count == 6, "code \(code.digits)")
     }
+    fuzzCheck(Base64URL.isCanonical(text.utf8) == (Base64URL.decode(text) != nil), "isCanonical disagrees with decode for \(text)")
     if let decoded = Base64URL.decode(text) {
         fuzzCheck(Base64URL.decode(Base64URL.encode(decoded)) == decoded, "base64url round trip failed for \(text)")
         // Only the canonical text of a byte string is accepted (no padding, zero unused bits).
