@@ -13,11 +13,17 @@
  * looks only for the blank line that ends wrk's GET (wrk sends one small request at a time per
  * connection). It listens on 127.0.0.1 only and exits on SIGTERM or SIGINT.
  *
- * Usage: min-poll PORT THREADS CONNINFO SQL PARAM1 PARAM2
+ * With --libmicrohttpd the sockets and HTTP are libmicrohttpd's instead, started with the flags
+ * hosted starts it with (an internal pool of THREADS workers using poll(2), turbo, an inter-thread
+ * channel), each worker running the same select on a connection of its own and answering the same
+ * body: the least any front on the HTTP library hosted must use can do per poll.
+ *
+ * Usage: min-poll [--libmicrohttpd] PORT THREADS CONNINFO SQL PARAM1 PARAM2
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <libpq-fe.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -70,6 +76,22 @@ static int render(PGresult *result, char *body) {
     return (int)used;
 }
 
+/* Runs the poll's select on database and renders its row into body (BODY_BYTES); sets *length
+   and returns the HTTP status. */
+static int poll_row(PGconn *database, char *body, int *length) {
+    PGresult *result = PQexecPrepared(database, "poll", 2, params, NULL, NULL, 0);
+    int status = 200;
+    if (PQresultStatus(result) != PGRES_TUPLES_OK || PQntuples(result) != 1) {
+        status = 500;
+        *length = snprintf(body, BODY_BYTES, "{\"error\":\"no row\"}");
+    } else if ((*length = render(result, body)) < 0) {
+        status = 500;
+        *length = snprintf(body, BODY_BYTES, "{\"error\":\"row too long\"}");
+    }
+    PQclear(result);
+    return status;
+}
+
 /* Answers one request on fd; returns 0 to keep the connection, -1 to close it. */
 static int answer(int fd, PGconn *database) {
     char request[REQUEST_BYTES], body[BODY_BYTES], head[256];
@@ -78,16 +100,7 @@ static int answer(int fd, PGconn *database) {
     if (count <= 0) return -1;
     request[count] = 0;
     if (!strstr(request, "\r\n\r\n")) return -1;
-    PGresult *result = PQexecPrepared(database, "poll", 2, params, NULL, NULL, 0);
-    int status = 200, length;
-    if (PQresultStatus(result) != PGRES_TUPLES_OK || PQntuples(result) != 1) {
-        status = 500;
-        length = snprintf(body, sizeof body, "{\"error\":\"no row\"}");
-    } else if ((length = render(result, body)) < 0) {
-        status = 500;
-        length = snprintf(body, sizeof body, "{\"error\":\"row too long\"}");
-    }
-    PQclear(result);
+    int length, status = poll_row(database, body, &length);
     int head_length = snprintf(head, sizeof head,
                                "HTTP/1.1 %d OK\r\nContent-Type: application/json\r\n"
                                "Content-Length: %d\r\n\r\n", status, length);
@@ -96,13 +109,19 @@ static int answer(int fd, PGconn *database) {
     return sendmsg(fd, &message, MSG_NOSIGNAL) == head_length + length ? 0 : -1;
 }
 
-static void *worker(void *unused) {
-    (void)unused;
+/* A new connection with the poll's select prepared. */
+static PGconn *connect_database(void) {
     PGconn *database = PQconnectdb(conninfo);
     if (PQstatus(database) != CONNECTION_OK) fail(PQerrorMessage(database));
     PGresult *prepared = PQprepare(database, "poll", sql, 2, NULL);
     if (PQresultStatus(prepared) != PGRES_COMMAND_OK) fail(PQerrorMessage(database));
     PQclear(prepared);
+    return database;
+}
+
+static void *worker(void *unused) {
+    (void)unused;
+    PGconn *database = connect_database();
     struct pollfd fds[MAX_CONNECTIONS + 1] = {{.fd = listener(), .events = POLLIN}};
     int open = 1;
     for (;;) {
@@ -128,9 +147,53 @@ static void *worker(void *unused) {
     return NULL;
 }
 
+/* The libmicrohttpd front: each of its worker threads opens its own database connection on its
+   first request (libmicrohttpd runs a connection's callbacks on the thread that polls it). */
+static __thread PGconn *thread_database;
+
+static enum MHD_Result answer_mhd(void *cls, struct MHD_Connection *connection, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **slot) {
+    (void)cls, (void)url, (void)method, (void)version, (void)upload;
+    if (*slot == NULL) {  /* the headers: answer when the (empty) body has been read */
+        *slot = connection;
+        return MHD_YES;
+    }
+    if (*upload_size != 0) {
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (!thread_database) thread_database = connect_database();
+    char body[BODY_BYTES];
+    int length, status = poll_row(thread_database, body, &length);
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer((size_t)length, body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return MHD_NO;
+    MHD_add_response_header(response, "Content-Type", "application/json");
+    enum MHD_Result queued = MHD_queue_response(connection, (unsigned int)status, response);
+    MHD_destroy_response(response);
+    return queued;
+}
+
+static void serve_mhd(int threads) {
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC
+                         | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+    struct MHD_Daemon *daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer_mhd, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+        MHD_OPTION_END);
+    if (!daemon) fail("MHD_start_daemon");
+    pause();
+}
+
 int main(int argc, char **argv) {
+    int use_mhd = argc > 1 && strcmp(argv[1], "--libmicrohttpd") == 0;
+    argc -= use_mhd, argv += use_mhd;
     if (argc != 7) {
-        fprintf(stderr, "usage: min-poll PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
+        fprintf(stderr, "usage: min-poll [--libmicrohttpd] PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
         return 2;
     }
     port = atoi(argv[1]);
@@ -138,6 +201,7 @@ int main(int argc, char **argv) {
     if (port <= 0 || port > 65535 || threads <= 0 || threads > 64) fail("bad PORT or THREADS");
     conninfo = argv[3], sql = argv[4], params[0] = argv[5], params[1] = argv[6];
     signal(SIGPIPE, SIG_IGN);
+    if (use_mhd) serve_mhd(threads);
     for (int index = 0; index < threads; index++) {
         pthread_t thread;
         if (pthread_create(&thread, NULL, worker, NULL) != 0) fail("pthread_create");

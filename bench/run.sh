@@ -27,6 +27,8 @@ Builds the release binary, then benchmarks with wrk on 127.0.0.1:
   min-poll                 bench/min-poll.c (built with gcc): HTTP in, the poll's select, HTTP out,
                            nothing else, with hosted's default threads and connections: the
                            ceiling of any HTTP front for the poll on this machine
+  min-poll on libmicrohttpd  the same with libmicrohttpd's sockets and HTTP, started with hosted's
+                           flags: the ceiling of a front on the HTTP library hosted must use
   sizing                   the PostgreSQL poll again with HOSTED_THREADS = HOSTED_DB_POOL_SIZE
                            = each of BENCH_SIZING
 and reports hosted's RSS (VmRSS) after startup and after the load, and how
@@ -51,7 +53,7 @@ Environment:
   BENCH_POLL_BURST   HOSTED_POLL_BURST for the PostgreSQL phase (default 1000000)
   BENCH_SIZING       worker/connection counts for the sizing rows (default "2 4 6 12";
                      empty: none)
-  BENCH_ROUNDS       interleaved rounds of the poll, pgbench's select and min-poll after the
+  BENCH_ROUNDS       interleaved rounds of the poll, pgbench's select and both min-polls after the
                      main rows, each ratio reported as the median over them (default 3; 0 = none)
   BENCH_RAW_CONNECTIONS  threads (one connection each) of the SQLite raw loop (default 2)
   HOSTED_TEST_PG_BIN directory holding pgbench (default /usr/lib/postgresql/15/bin;
@@ -276,6 +278,7 @@ ROW_API_CREATE="hosted POST /v1/verifications (postgresql, repeat)"
 ROW_PG_READ="pgbench lease statement: poll bucket upsert + select (hosted runs it once per 100 polls)"
 ROW_PG_SELECT="pgbench one-row select (reference)"
 ROW_MIN_POLL="min-poll: a C loop doing only HTTP in, the poll's select, HTTP out (bench/min-poll.c, ceiling)"
+ROW_MIN_POLL_MHD="min-poll on libmicrohttpd: the same on hosted's HTTP library and its flags (bench/min-poll.c --libmicrohttpd)"
 ROW_PG_CREATE="pgbench create repeat: the open verification's read (1 statement, as hosted)"
 
 # seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
@@ -404,22 +407,23 @@ PY
     } >>"$WORK/notes.txt"
 }
 
-# min_poll_row NAME VERIFICATION_ID: bench/min-poll.c (built with gcc on first use), the least
-# an HTTP front can do per poll (read the request, the poll's select on one of its own
-# connections, one response; no routing, authentication, poll limit, log or escaping), with
+# min_poll_row NAME VERIFICATION_ID [--libmicrohttpd]: bench/min-poll.c (built with gcc on first
+# use), the least an HTTP front can do per poll (read the request, the poll's select on one of its
+# own connections, one response; no routing, authentication, poll limit, log or escaping), with
 # hosted's default workers and connections, polling that verification of the bench account as a
-# wrk row (hosted stopped).
+# wrk row (hosted stopped). With --libmicrohttpd its HTTP is libmicrohttpd's, started as hosted
+# starts it: what the library hosted must use costs on its own.
 min_poll_row() {
-    local name=$1 id=$2 bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
+    local name=$1 id=$2 front=${3:-} bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
     if [[ ! -x $bin ]]; then
-        gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq) -lpthread ||
+        gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq libmicrohttpd) -lpthread ||
             die "cannot build bench/min-poll.c"
     fi
     # The poll's read exactly as pgbench runs it, with $1/$2 for pgbench's variables.
     sql=$(grep -v '^--' "$REPO/bench/pgbench-select.sql" | tr '\n' ' ' |
         sed 's/:verification_id/$1/; s/:account_id/$2/; s/\\gset v_//')
     port=$(free_port)
-    "$bin" "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$id" "$ACCOUNT_ID" \
+    "$bin" $front "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$id" "$ACCOUNT_ID" \
         >"$WORK/min-poll.log" 2>&1 &
     pid=$!
     PIDS+=("$pid")
@@ -430,14 +434,17 @@ min_poll_row() {
     stop_pid "$pid"
 }
 
-# bench_min_poll: the min-poll row on the polled verification; then how far the select's rate
-# is reachable at all through HTTP on this machine, and how close hosted's poll comes to that.
+# bench_min_poll: the min-poll rows on the polled verification; then how far the select's rate
+# is reachable at all through HTTP on this machine, with and without hosted's HTTP library, and
+# how close hosted's poll comes to that.
 bench_min_poll() {
     min_poll_row "$ROW_MIN_POLL" "$VERIFICATION_ID"
-    python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_MIN_POLL" "$ROW_PG_SELECT" >>"$WORK/ratios.txt" <<'PY'
+    min_poll_row "$ROW_MIN_POLL_MHD" "$VERIFICATION_ID" --libmicrohttpd
+    python3 - "$WORK/results.tsv" "$ROW_API_READ" "$ROW_MIN_POLL" "$ROW_PG_SELECT" "$ROW_MIN_POLL_MHD" >>"$WORK/ratios.txt" <<'PY'
 import sys
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(sys.argv[1])}
-for top, bottom in [(sys.argv[3], sys.argv[4]), (sys.argv[2], sys.argv[3])]:
+poll, ceiling, select, library = sys.argv[2:6]
+for top, bottom in [(ceiling, select), (library, select), (poll, ceiling), (poll, library)]:
     try:
         a, b = float(rows[top][1]), float(rows[bottom][1])
         print(f"{top} / {bottom} = {100 * a / b:.0f}% ({a:.0f} vs {b:.0f} per second)  ")
@@ -462,10 +469,11 @@ bench_rounds() {
         pgbench_row "round $round: $ROW_PG_SELECT" "$REPO/bench/pgbench-select.sql" "select-round-$round" \
             -D "account_id=$ACCOUNT_ID" -D "verification_id=$id"
         min_poll_row "round $round: $ROW_MIN_POLL" "$id"
+        min_poll_row "round $round: $ROW_MIN_POLL_MHD" "$id" --libmicrohttpd
     done
-    python3 - "$WORK/results.tsv" "$ROUNDS" "$ROW_API_READ" "$ROW_PG_SELECT" "$ROW_MIN_POLL" >>"$WORK/ratios.txt" <<'PY'
+    python3 - "$WORK/results.tsv" "$ROUNDS" "$ROW_API_READ" "$ROW_PG_SELECT" "$ROW_MIN_POLL" "$ROW_MIN_POLL_MHD" >>"$WORK/ratios.txt" <<'PY'
 import statistics, sys
-path, rounds, poll, select, ceiling = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
+path, rounds, poll, select, ceiling, library = sys.argv[1], int(sys.argv[2]), *sys.argv[3:7]
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(path)}
 def rate(round, name):
     try:
@@ -474,7 +482,9 @@ def rate(round, name):
         return None
 for label, top, bottom in [("poll / pgbench select (goal >= 60%, floor 50%)", poll, select),
                            ("min-poll / pgbench select (the ceiling)", ceiling, select),
-                           ("poll / min-poll", poll, ceiling)]:
+                           ("min-poll on libmicrohttpd / pgbench select (the library's ceiling)", library, select),
+                           ("poll / min-poll", poll, ceiling),
+                           ("poll / min-poll on libmicrohttpd", poll, library)]:
     values = [100 * a / b for a, b in ((rate(r, top), rate(r, bottom)) for r in range(1, rounds + 1)) if a and b]
     if values:
         print(f"median of {len(values)} interleaved rounds: {label} = {statistics.median(values):.0f}% "
@@ -593,7 +603,7 @@ echo "| --- | ---: | ---: | ---: | ---: |"
 awk -F'\t' '$1 !~ /^round / { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$WORK/results.tsv"
 if grep -q '^round ' "$WORK/results.tsv"; then
     echo
-    echo "Interleaved rounds (the poll, pgbench's select and min-poll, each round on a fresh verification):"
+    echo "Interleaved rounds (the poll, pgbench's select and both min-polls, each round on a fresh verification):"
     echo
     echo "| round: target | req/s | p50 | p99 | errors |"
     echo "| --- | ---: | ---: | ---: | ---: |"
