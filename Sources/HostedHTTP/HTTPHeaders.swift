@@ -6,6 +6,11 @@ public struct HTTPHeaders: Sendable, Sequence {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Takes the fields as they are (no copy into a new array).
+    public init(named fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
     /// The first value of the named header, or nil.
     public subscript(_ name: String) -> String? {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
@@ -17,6 +22,8 @@ public struct HTTPHeaders: Sendable, Sequence {
     }
 
     public mutating func add(_ name: String, _ value: String) {
+        // A response has a handful of headers: one buffer for them, not four regrowths.
+        if fields.capacity == 0 { fields.reserveCapacity(8) }
         fields.append((name: name, value: value))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Per-request facts every handler may use, and what middleware learned on the way (the
 /// authenticated account, the journey session), stored under typed keys.
@@ -38,15 +39,15 @@ public struct RequestContext: Sendable {
 /// The route pattern a request matched, noted by the router as it dispatches, so the server's
 /// metrics need not match the path a second time.
 ///
-/// `@unchecked Sendable`: `pattern` is only touched while holding `lock` (a deferred response is
-/// answered on another thread than the one that matched).
-final class RouteNote: @unchecked Sendable {
-    private let lock = NSLock()
-    private var noted: String?
+/// Behind a `Mutex` (a deferred response is answered on another thread than the one that
+/// matched); one is made per request, and a `Mutex` is stored inline, where an `NSLock` was an
+/// object of its own to allocate and initialise.
+final class RouteNote: Sendable {
+    private let noted = Mutex<String?>(nil)
 
     var pattern: String? {
-        get { lock.lock(); defer { lock.unlock() }; return noted }
-        set { lock.lock(); noted = newValue; lock.unlock() }
+        get { noted.withLock { $0 } }
+        set { noted.withLock { $0 = newValue } }
     }
 }
 

@@ -259,7 +259,7 @@ public final class HTTPServer: @unchecked Sendable {
         let peer = hosted_mhd_client_address(connection, &addressBuffer, socklen_t(addressBuffer.count)) == 0
             ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let request = Request(method: method, path: url, query: collected.query,
-                              headers: HTTPHeaders(collected.fields), peerAddress: peer)
+                              headers: HTTPHeaders(named: collected.fields), peerAddress: peer)
         let exchange = Exchange(request: request, requestID: requestIDs.next(incoming: request.headers["X-Request-Id"]))
         exchange.invalidQuery = collected.invalidQuery
         return (exchange, RequestFraming.violation(version: version, fields: request.headers.fields,
@@ -362,7 +362,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Headers and query arguments gathered by libmicrohttpd's iterator.
     fileprivate final class Collected {
-        var fields: [(String, String)] = []
+        /// Room for a browser's usual 20 header fields without growing.
+        var fields: [(name: String, value: String)] = {
+            var fields: [(name: String, value: String)] = []
+            fields.reserveCapacity(24)
+            return fields
+        }()
         var query: [(name: String, value: String)] = []
         /// A query argument did not decode to UTF-8 without NULs.
         var invalidQuery = false
@@ -387,7 +392,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ i
 private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
     guard let cls, let key else { return MHD_Result.YES }
     let collected = Unmanaged<HTTPServer.Collected>.fromOpaque(cls).takeUnretainedValue()
-    collected.fields.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    collected.fields.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
     return MHD_Result.YES
 }
 

@@ -76,11 +76,14 @@ public enum JSONText {
     /// `appendLiteralName` checks in debug builds that none needs an escape. Names known only at
     /// run time go through `member(_:_:)`, which escapes them.
     public struct Object {
-        private var bytes: [UInt8] = [UInt8(ascii: "{")]
+        private var bytes: [UInt8]
         private var first = true
 
+        /// One buffer from the start (a literal `[UInt8(ascii: "{")]` would be a second).
         public init() {
+            bytes = []
             bytes.reserveCapacity(256)
+            bytes.append(UInt8(ascii: "{"))
         }
 
         private mutating func separate() {
@@ -152,6 +155,7 @@ public enum JSONText {
 
     /// A JSON object of string values with sorted keys.
     public static func stringMap(_ map: [String: String]) -> String {
+        if map.isEmpty { return "{}" }
         var object = Object()
         for key in map.keys.sorted() { object.member(key, map[key]) }
         return object.json

@@ -5,7 +5,7 @@ import Foundation
 public enum RFC3339 {
     public static func format(_ date: Date, milliseconds withMilliseconds: Bool = false) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
+        bytes.reserveCapacity(32)
         append(date, milliseconds: withMilliseconds, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
