@@ -5,22 +5,31 @@ import Foundation
 /// read a different request; Hosted refuses them instead (RFC 8259 §4: names SHOULD be unique).
 public enum JSONDuplicateKeys {
     /// The first repeated key, or nil. `bytes` must be valid JSON (checked by the caller's parser);
-    /// nesting is tracked with an explicit stack, so depth costs memory, not the call stack.
+    /// nesting is tracked with explicit stacks, so depth costs memory, not the call stack.
+    ///
+    /// Linear in the body: each open object's keys live in `keys` and are inserted in place. (They
+    /// were once copied out of an enum and written back at every key, a copy of the whole set each
+    /// time: 25,000 keys in one 240 KB object took 3.7 s, and a 1 MiB body about a minute.)
     public static func first(in bytes: [UInt8]) -> String? {
-        enum Container { case object(Set<[UInt8]>, expectingKey: Bool), array }
-        var stack: [Container] = []
+        var isObject: [Bool] = []       // one per open container, innermost last
+        var keys: [Set<[UInt8]>] = []   // one per open object, innermost last
+        var expectingKey: [Bool] = []   // parallel to `keys`
         var index = 0
         while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
+            switch bytes[index] {
             case UInt8(ascii: "{"):
-                stack.append(.object([], expectingKey: true))
+                isObject.append(true)
+                keys.append([])
+                expectingKey.append(true)
             case UInt8(ascii: "["):
-                stack.append(.array)
+                isObject.append(false)
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if !stack.isEmpty { stack.removeLast() }
+                if isObject.popLast() == true {
+                    keys.removeLast()
+                    expectingKey.removeLast()
+                }
             case UInt8(ascii: ","):
-                if case .object(let keys, _)? = stack.last { stack[stack.count - 1] = .object(keys, expectingKey: true) }
+                if isObject.last == true { expectingKey[expectingKey.count - 1] = true }
             case UInt8(ascii: "\""):
                 let start = index
                 index += 1
@@ -28,10 +37,10 @@ public enum JSONDuplicateKeys {
                     index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
                 }
                 guard index < bytes.count else { return nil }
-                if case .object(var keys, true)? = stack.last {
-                    let key = canonical(Array(bytes[start...index]))
-                    guard keys.insert(key).inserted else { return String(decoding: key, as: UTF8.self) }
-                    stack[stack.count - 1] = .object(keys, expectingKey: false)
+                if isObject.last == true, expectingKey[expectingKey.count - 1] {
+                    let key = canonical(bytes[start...index])
+                    guard keys[keys.count - 1].insert(key).inserted else { return String(decoding: key, as: UTF8.self) }
+                    expectingKey[expectingKey.count - 1] = false
                 }
             default:
                 break
@@ -41,11 +50,12 @@ public enum JSONDuplicateKeys {
         return nil
     }
 
-    /// The key's characters: `"a"` and `"\u0061"` are the same name.
-    private static func canonical(_ quoted: [UInt8]) -> [UInt8] {
-        guard quoted.contains(UInt8(ascii: "\\")),
+    /// The key's characters: `"a"` and `"\u0061"` are the same name. `quoted` includes the quotes.
+    private static func canonical(_ quoted: ArraySlice<UInt8>) -> [UInt8] {
+        let inner = quoted.dropFirst().dropLast()
+        guard inner.contains(UInt8(ascii: "\\")),
               let text = try? JSONSerialization.jsonObject(with: Data(quoted), options: [.fragmentsAllowed]) as? String
-        else { return Array(quoted.dropFirst().dropLast()) }
+        else { return Array(inner) }
         return Array(text.utf8)
     }
 }
