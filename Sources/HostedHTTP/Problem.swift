@@ -42,9 +42,16 @@ public struct Problem: Error, Sendable, Equatable {
     /// The `type` URI: a stable URN per code.
     public var type: String { "urn:hosted:problem:\(code)" }
 
+    /// Most field issues one response lists: a body naming 90,000 unknown fields must not
+    /// come back as a 7 MB answer. The detail says how many there were.
+    public static let maximumListedErrors = 100
+
     public var response: Response {
+        let listed = Array(errors.prefix(Self.maximumListedErrors))
+        let detail = errors.count > listed.count
+            ? self.detail + " The first \(listed.count) of \(errors.count) field errors are listed." : self.detail
         let body = Body(type: type, title: title, status: status, detail: detail, code: code,
-                        errors: errors.isEmpty ? nil : errors)
+                        errors: listed.isEmpty ? nil : listed)
         var headers = HTTPHeaders([("Content-Type", "application/problem+json")])
         for (name, value) in self.headers { headers.add(name, value) }
         // Encoding a struct of strings and ints cannot fail; the fallback keeps this total anyway.
