@@ -362,15 +362,13 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Headers and query arguments gathered by libmicrohttpd's iterator.
     fileprivate final class Collected {
-        /// Room for a browser's usual 20 header fields without growing.
-        var fields: [(name: String, value: String)] = {
-            var fields: [(name: String, value: String)] = []
-            fields.reserveCapacity(24)
-            return fields
-        }()
+        var fields: [(name: String, value: String)] = []
         var query: [(name: String, value: String)] = []
         /// A query argument did not decode to UTF-8 without NULs.
         var invalidQuery = false
+
+        /// Room for a browser's usual 20 header fields without growing.
+        init() { fields.reserveCapacity(24) }
     }
 }
 

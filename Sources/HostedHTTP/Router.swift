@@ -86,7 +86,7 @@ public struct Router: HTTPResponder {
         init(_ indices: [Int], of routes: [Route]) {
             let longest = indices.map { routes[$0].segments.count }.max() ?? 0
             byCount = (0...longest).map { count in indices.filter { Router.canFit(routes[$0].segments, count: count) } }
-            beyond = indices.filter { if case .rest = routes[$0].segments.last { true } else { false } }
+            beyond = indices.filter { Router.canFit(routes[$0].segments, count: .max) }
         }
 
         subscript(count count: Int) -> [Int] { count < byCount.count ? byCount[count] : beyond }

@@ -55,7 +55,7 @@ public struct AccountService: Sendable {
         let digest = Digest.sha256(secret.value)
         let remembered = CallerCache.Key(digest)
         if let caller = callers.caller(remembered) { return caller }
-        guard let caller = try store.caller(forKeyHash: Digest.hex(digest)) else { throw DomainError.unauthenticated }
+        guard let caller = try store.caller(forKeyHash: Self.hash(digest: digest)) else { throw DomainError.unauthenticated }
         callers.remember(caller, for: remembered)
         return caller
     }
@@ -67,12 +67,16 @@ public struct AccountService: Sendable {
         return (key, secret)
     }
 
-    static func hash(_ secret: APIKeySecret) -> String { Digest.sha256Hex(secret.value) }
+    static func hash(_ secret: APIKeySecret) -> String { hash(digest: Digest.sha256(secret.value)) }
+
+    /// How a key's SHA-256 is stored and looked up: lower-case hex.
+    static func hash(digest: [UInt8]) -> String { Digest.hex(digest) }
 }
 
-/// Keys that authenticated in the last second, by the SHA-256 of the key (never the key), on a
-/// monotonic clock, kept as four words (hashing them is cheaper than hashing 64 hex digits). Only successes are kept: an unknown or revoked key is looked up every time.
-/// Bounded: emptied when full.
+/// Keys that authenticated in the last second, by the SHA-256 of the key (never the key), kept
+/// as four words (hashing them is cheaper than hashing 64 hex digits), on a monotonic clock.
+/// Only successes are kept: an unknown or revoked key is looked up every time. Bounded: emptied
+/// when full.
 ///
 /// `@unchecked Sendable`: `entries` is only touched while holding `lock`.
 final class CallerCache: @unchecked Sendable {

@@ -99,7 +99,7 @@ struct WebhookRoutes {
             if queued > 0 { wake() }
             var object = JSONText.Object()
             object.int("queued", queued)
-            return .json(bytes: Array(object.json.utf8), status: 202)
+            return .json(bytes: object.finish(), status: 202)
         })
         routes.add("POST", "/v1/webhook_endpoints/{id}/test", guards.idempotent { request, context, account in
             try JSONObject(body: request.body).finish()
@@ -108,7 +108,7 @@ struct WebhookRoutes {
             var object = JSONText.Object()
             object.string("event_id", eventID.rawValue)
             object.int("queued", 1)
-            return .json(bytes: Array(object.json.utf8), status: 202)
+            return .json(bytes: object.finish(), status: 202)
         })
     }
 

@@ -73,7 +73,7 @@ public enum JSONText {
     /// A JSON object written member by member, as UTF-8 bytes.
     ///
     /// Member names given as literals (`StaticString`) are copied as they are: they are ours, and
-    /// `appendLiteralName` checks in debug builds that none needs an escape. Names known only at
+    /// `key(_:)` checks in debug builds that none needs an escape. Names known only at
     /// run time go through `member(_:_:)`, which escapes them.
     public struct Object {
         private var bytes: [UInt8]
@@ -143,14 +143,11 @@ public enum JSONText {
             return bytes
         }
 
-        /// The finished object's bytes (a copy; the object stays open).
-        public var utf8: [UInt8] {
-            var finished = bytes
-            finished.append(UInt8(ascii: "}"))
-            return finished
+        /// The finished object as text (the object itself stays open).
+        public var json: String {
+            let copy = self
+            return String(decoding: copy.finish(), as: UTF8.self)
         }
-
-        public var json: String { String(decoding: utf8, as: UTF8.self) }
     }
 
     /// A JSON object of string values with sorted keys.
