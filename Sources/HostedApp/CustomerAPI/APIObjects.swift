@@ -60,111 +60,54 @@ enum APIObjects {
         let deleted = true
     }
 
-    struct StepBody {
-        let id: String
-        let type: String
-        let status: String
-        let completed_at: String?
-        let artifacts: [String]
-    }
+    /// The verification object, written straight from the domain value into one buffer by one
+    /// fast writer for every response that holds one (polling is the hot path). Keys are
+    /// sorted; the tests check the bytes against an Encodable oracle of the documented shape.
+    struct VerificationJSON: Sendable {
+        /// `<public URL>/j/`: the journey URL without the verification's id, built once.
+        let journeyPrefix: String
 
-    /// The verification object, written by one fast writer (`json`) for every response that
-    /// holds one; the Encodable form lives in the tests as the oracle of the documented shape.
-    struct VerificationBody {
-        let object = "verification"
-        let id: String
-        let user_id: String?
-        let workflow: String
-        let workflow_version: Int
-        let status: String
-        let journey_url: String
-        let return_url: String?
-        let mobile_last4: String?
-        let steps: [StepBody]
-        let metadata: [String: String]
-        let created_at: String?
-        let updated_at: String?
-        let submitted_at: String?
-        let decided_at: String?
-        let decision: String?
-        let decision_reason: String?
-        let expires_at: String?
-        let expired_reason: String?
-        let last_step: String?
-        let redacted_at: String?
-
-        init(_ v: Verification, publicURL: URL) {
-            id = v.id.rawValue
-            user_id = v.redactedAt == nil ? v.userID : nil
-            workflow = v.workflowKey
-            workflow_version = v.workflowVersion
-            status = v.status.rawValue
-            journey_url = publicURL.absoluteString + "/j/" + v.id.rawValue
-            return_url = v.returnURL
-            mobile_last4 = v.mobileLast4
-            steps = v.steps.map {
-                StepBody(id: $0.id, type: $0.type.rawValue, status: $0.statusName,
-                         completed_at: timestamp($0.completedAt), artifacts: $0.artifacts)
-            }
-            metadata = v.metadata
-            created_at = timestamp(v.createdAt)
-            updated_at = timestamp(v.updatedAt)
-            submitted_at = timestamp(v.submittedAt)
-            decided_at = timestamp(v.decidedAt)
-            decision = v.decision
-            decision_reason = v.decisionReason
-            expires_at = timestamp(v.expiresAt)
-            expired_reason = v.expiredReason
-            last_step = v.lastStep
-            redacted_at = timestamp(v.redactedAt)
+        init(publicURL: URL) {
+            journeyPrefix = publicURL.absoluteString + "/j/"
         }
 
-        /// The object as JSON with sorted keys, written by hand: this is the hot path of polling,
-        /// and a test checks it against the Encodable oracle byte for byte.
-        var json: String { String(decoding: utf8, as: UTF8.self) }
-
-        var utf8: [UInt8] {
+        func bytes(_ v: Verification) -> [UInt8] {
             var o = JSONText.Object()
-            o.string("created_at", created_at)
-            o.string("decided_at", decided_at)
-            o.string("decision", decision)
-            o.string("decision_reason", decision_reason)
-            o.string("expired_reason", expired_reason)
-            o.string("expires_at", expires_at)
-            o.string("id", id)
-            o.string("journey_url", journey_url)
-            o.string("last_step", last_step)
-            o.raw("metadata", JSONText.stringMap(metadata))
-            o.string("mobile_last4", mobile_last4)
-            o.string("object", object)
-            o.string("redacted_at", redacted_at)
-            o.string("return_url", return_url)
-            o.string("status", status)
-            var stepList: [UInt8] = [UInt8(ascii: "[")]
-            for (index, step) in steps.enumerated() {
-                if index > 0 { stepList.append(UInt8(ascii: ",")) }
-                var s = JSONText.Object()
-                var artifacts: [UInt8] = [UInt8(ascii: "[")]
-                for (position, artifact) in step.artifacts.enumerated() {
-                    if position > 0 { artifacts.append(UInt8(ascii: ",")) }
-                    JSONText.appendString(artifact, to: &artifacts)
-                }
-                artifacts.append(UInt8(ascii: "]"))
-                s.raw("artifacts", bytes: artifacts)
-                s.string("completed_at", step.completed_at)
-                s.string("id", step.id)
-                s.string("status", step.status)
-                s.string("type", step.type)
-                stepList.append(contentsOf: s.finish())
-            }
-            stepList.append(UInt8(ascii: "]"))
-            o.raw("steps", bytes: stepList)
-            o.string("submitted_at", submitted_at)
-            o.string("updated_at", updated_at)
-            o.string("user_id", user_id)
-            o.string("workflow", workflow)
-            o.int("workflow_version", workflow_version)
+            write(v, to: &o)
             return o.finish()
+        }
+
+        /// Writes the verification's members into `o` (an object of its own, or an element of a
+        /// list's `data`).
+        func write(_ v: Verification, to o: inout JSONText.Object) {
+            o.timestamp("created_at", v.createdAt)
+            o.timestamp("decided_at", v.decidedAt)
+            o.string("decision", v.decision)
+            o.string("decision_reason", v.decisionReason)
+            o.string("expired_reason", v.expiredReason)
+            o.timestamp("expires_at", v.expiresAt)
+            o.string("id", v.id.rawValue)
+            o.joined("journey_url", journeyPrefix, v.id.rawValue)
+            o.string("last_step", v.lastStep)
+            o.stringMap("metadata", v.metadata)
+            o.string("mobile_last4", v.mobileLast4)
+            o.string("object", "verification")
+            o.timestamp("redacted_at", v.redactedAt)
+            o.string("return_url", v.returnURL)
+            o.string("status", v.status.rawValue)
+            o.objects("steps", v.steps) { s, step in
+                s.strings("artifacts", step.artifacts)
+                s.timestamp("completed_at", step.completedAt)
+                s.string("id", step.id)
+                s.string("status", step.statusName)
+                s.string("type", step.type.rawValue)
+            }
+            o.timestamp("submitted_at", v.submittedAt)
+            o.timestamp("updated_at", v.updatedAt)
+            // A redacted verification keeps no user id.
+            o.string("user_id", v.redactedAt == nil ? v.userID : nil)
+            o.string("workflow", v.workflowKey)
+            o.int("workflow_version", v.workflowVersion)
         }
     }
 }

@@ -10,7 +10,7 @@ struct VerificationRoutes {
     let service: VerificationService
     let store: VerificationStore
     let longPoll: LongPoll
-    let publicURL: URL
+    let verificationJSON: APIObjects.VerificationJSON
     let clock: any WallClock
     /// Polling one verification: `pollRate` requests/s sustained, bursts of `pollBurst`.
     let pollRate: Double
@@ -68,7 +68,7 @@ struct VerificationRoutes {
     }
 
     func respond(_ verification: Verification, status: Int = 200) throws -> Response {
-        var response = Response.json(bytes: APIObjects.VerificationBody(verification, publicURL: publicURL).utf8, status: status)
+        var response = Response.json(bytes: verificationJSON.bytes(verification), status: status)
         response.headers.add("ETag", verification.etag)
         response.headers.add("Cache-Control", "no-store")
         return response
@@ -186,10 +186,10 @@ struct VerificationRoutes {
         }
         // The one fast writer of verification objects, in a list (keys sorted, as everywhere).
         var list = JSONText.Object()
-        list.raw("data", JSONText.array(page.map { APIObjects.VerificationBody($0, publicURL: publicURL).json }))
+        list.objects("data", page) { object, verification in verificationJSON.write(verification, to: &object) }
         list.raw("has_more", hasMore ? "true" : "false")
         list.string("object", "list")
         list.string("url", "/v1/verifications")
-        return .json(bytes: Array(list.json.utf8))
+        return .json(bytes: list.finish())
     }
 }

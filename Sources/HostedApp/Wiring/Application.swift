@@ -136,7 +136,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                                      policy: policy, clock: clock, random: random),
         store: verifications, longPoll: longPoll,
-        publicURL: configuration.publicURL, clock: clock,
+        verificationJSON: APIObjects.VerificationJSON(publicURL: configuration.publicURL), clock: clock,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst, pollLeases: PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst))
     let apiKeys = APIKeyAuthentication(accounts: accounts)
     routes.group(apiKeys) { routes in

@@ -35,16 +35,20 @@ public enum JSONText {
     /// Appends `value` as a JSON string literal, as UTF-8 bytes (same escapes as above).
     public static func appendString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        appendContents(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value` escaped, without the quotes around it (so that several values can make
+    /// one string literal).
+    static func appendContents(_ value: String, to bytes: inout [UInt8]) {
         // Almost every value needs no escape: one scan, then one copy.
         let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { buffer in
             guard !buffer.contains(where: needsEscape) else { return false }
             bytes.append(contentsOf: buffer)
             return true
         }
-        if copied == true {
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
+        if copied == true { return }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
@@ -61,7 +65,6 @@ public enum JSONText {
                 bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Appends the decimal digits of `value` (a small string: no allocation). Writing the digits
@@ -119,6 +122,70 @@ public enum JSONText {
             appendOptional(value)
         }
 
+        /// A string member made of two values written one after the other (a URL prefix and an
+        /// id), without building the joined string first.
+        public mutating func joined(_ name: StaticString, _ head: String, _ tail: String) {
+            key(name)
+            bytes.append(UInt8(ascii: "\""))
+            JSONText.appendContents(head, to: &bytes)
+            JSONText.appendContents(tail, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        }
+
+        /// An RFC 3339 timestamp to the second (`RFC3339.format`), or null, written straight
+        /// into the buffer.
+        public mutating func timestamp(_ name: StaticString, _ date: Date?) {
+            key(name)
+            guard let date else { bytes.append(contentsOf: "null".utf8); return }
+            bytes.append(UInt8(ascii: "\""))
+            RFC3339.append(date, milliseconds: false, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        }
+
+        /// An array of strings.
+        public mutating func strings(_ name: StaticString, _ values: [String]) {
+            key(name)
+            bytes.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendString(value, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+
+        /// An object of string values, its keys sorted.
+        public mutating func stringMap(_ name: StaticString, _ map: [String: String]) {
+            key(name)
+            if map.isEmpty { bytes.append(contentsOf: "{}".utf8); return }
+            var inner = Object(continuing: &bytes)
+            for key in map.keys.sorted() { inner.member(key, map[key]) }
+            bytes = inner.finish()
+        }
+
+        /// An array of objects, each written by `write` into this object's buffer.
+        public mutating func objects<S: Sequence>(_ name: StaticString, _ items: S,
+                                                  _ write: (inout Object, S.Element) -> Void) {
+            key(name)
+            bytes.append(UInt8(ascii: "["))
+            var first = true
+            for item in items {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                var inner = Object(continuing: &bytes)
+                write(&inner, item)
+                bytes = inner.finish()
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+
+        /// A nested object that takes over `buffer` (left empty until the nested object's
+        /// `finish()` hands it back), so nesting copies nothing.
+        private init(continuing buffer: inout [UInt8]) {
+            bytes = []
+            swap(&bytes, &buffer)
+            bytes.append(UInt8(ascii: "{"))
+        }
+
         public mutating func int(_ name: StaticString, _ value: Int) {
             key(name)
             JSONText.appendInt(value, to: &bytes)
@@ -148,14 +215,6 @@ public enum JSONText {
             let copy = self
             return String(decoding: copy.finish(), as: UTF8.self)
         }
-    }
-
-    /// A JSON object of string values with sorted keys.
-    public static func stringMap(_ map: [String: String]) -> String {
-        if map.isEmpty { return "{}" }
-        var object = Object()
-        for key in map.keys.sorted() { object.member(key, map[key]) }
-        return object.json
     }
 
     /// A JSON array of already-encoded elements.
