@@ -11,7 +11,9 @@ public struct RequestContext: Sendable {
     public var parameters: [String: String]
     /// Error lines written through it carry this request's id.
     public let log: RequestLog
-    private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// What middleware stored, by key: a handful at most, so a list searched in order (a
+    /// dictionary hashed every key on every request).
+    private var values: [(key: ObjectIdentifier, value: any Sendable)] = []
     /// Where the router notes the pattern it matched, for the server's metrics (nil: not asked).
     let routeNote: RouteNote?
     /// The route the router matched in the header phase, so `respond` does not match again.
@@ -31,8 +33,18 @@ public struct RequestContext: Sendable {
 
     /// What a middleware stored under `key`, or nil.
     public subscript<Key: ContextKey>(_ key: Key.Type) -> Key.Value? {
-        get { values[ObjectIdentifier(key)] as? Key.Value }
-        set { values[ObjectIdentifier(key)] = newValue }
+        get {
+            let id = ObjectIdentifier(key)
+            return values.first { $0.key == id }?.value as? Key.Value
+        }
+        set {
+            let id = ObjectIdentifier(key)
+            values.removeAll { $0.key == id }
+            if let newValue {
+                if values.capacity == 0 { values.reserveCapacity(4) }
+                values.append((key: id, value: newValue))
+            }
+        }
     }
 }
 

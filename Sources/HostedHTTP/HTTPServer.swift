@@ -255,9 +255,11 @@ public final class HTTPServer: @unchecked Sendable {
         let box = Unmanaged.passUnretained(collected).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectHeader, box)
         MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectArgument, box)
-        var addressBuffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let peer = hosted_mhd_client_address(connection, &addressBuffer, socklen_t(addressBuffer.count)) == 0
-            ? String(decoding: addressBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        // The peer's address, formatted on the stack (the shim NUL-terminates it).
+        let peer = withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer in
+            hosted_mhd_client_address(connection, buffer.baseAddress, socklen_t(buffer.count)) == 0
+                ? String(cString: buffer.baseAddress!) : ""
+        }
         let request = Request(method: method, path: url, query: collected.query,
                               headers: HTTPHeaders(named: collected.fields), peerAddress: peer)
         let exchange = Exchange(request: request, requestID: requestIDs.next(incoming: request.headers["X-Request-Id"]))

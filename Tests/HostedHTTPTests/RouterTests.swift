@@ -230,3 +230,33 @@ import Testing
         #expect((try? Self.router.admit(Request(method: "GET", path: "/both"), context: &context)) == Router.defaultBodyLimit)
     }
 }
+
+/// The context's typed slots: each key holds its own value, a second store replaces the first,
+/// nil empties the slot, and a key with the same value type reads nothing another key stored.
+@Suite struct RequestContextTests {
+    enum Name: ContextKey { typealias Value = String }
+    enum Other: ContextKey { typealias Value = String }
+    enum Count: ContextKey { typealias Value = Int }
+
+    @Test func slotsAreKeptApartReplacedAndEmptied() {
+        var context = RequestContext(requestID: "req_1")
+        #expect(context[Name.self] == nil)
+        context[Name.self] = "first"
+        context[Count.self] = 3
+        #expect(context[Name.self] == "first")
+        #expect(context[Other.self] == nil)
+        #expect(context[Count.self] == 3)
+        context[Name.self] = "second"
+        context[Other.self] = "other"
+        #expect(context[Name.self] == "second")
+        #expect(context[Other.self] == "other")
+        context[Name.self] = nil
+        #expect(context[Name.self] == nil)
+        #expect(context[Other.self] == "other")
+        #expect(context[Count.self] == 3)
+        var copy = context
+        copy[Count.self] = 4
+        #expect(context[Count.self] == 3)
+        #expect(copy[Count.self] == 4)
+    }
+}

@@ -21,6 +21,23 @@ import Testing
         }
     }
 
+    /// Integers of every width come back exact, at both ends of Int64 and around zero
+    /// (PostgreSQL sends them as text, read in place).
+    @Test(arguments: Backend.allCases)
+    func integersRoundTripAtTheirLimits(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (k BIGINT, i BIGINT, small INTEGER)") }
+            let values: [Int64] = [.min, .min + 1, -1_000_000_007, -10, -1, 0, 1, 9, 10, 2_147_483_647, .max - 1, .max]
+            for (k, value) in values.enumerated() {
+                let small = Int64(Int32(truncatingIfNeeded: value))
+                try db.query("INSERT INTO t VALUES (\(Int64(k)), \(value), \(small))")
+            }
+            let rows = try db.query("SELECT i, small FROM t ORDER BY k")
+            #expect(try rows.map { try $0.int("i") } == values)
+            #expect(try rows.map { try $0.int("small") } == values.map { Int64(Int32(truncatingIfNeeded: $0)) })
+        }
+    }
+
     /// Parameters share one buffer on PostgreSQL: each must be read from its own place, whatever
     /// comes before it (a blob, an empty value, a NULL) and even when every one is NULL.
     @Test(arguments: Backend.allCases)

@@ -157,7 +157,8 @@ final class PostgresConnection: DatabaseConnection {
         guard let raw = PQgetvalue(result, row, column) else { return .null }
         switch type {
         case TypeOID.int8, TypeOID.int4, TypeOID.int2:
-            guard let value = Int64(String(cString: raw)) else { throw .decoding(column: String(cString: PQfname(result, column))) }
+            let text = UnsafeRawBufferPointer(start: raw, count: Int(PQgetlength(result, row, column)))
+            guard let value = Self.integer(text) else { throw .decoding(column: String(cString: PQfname(result, column))) }
             return .integer(value)
         case TypeOID.bool:
             return .integer(raw.pointee == CChar(UInt8(ascii: "t")) ? 1 : 0)
@@ -172,6 +173,25 @@ final class PostgresConnection: DatabaseConnection {
             let length = Int(PQgetlength(result, row, column))
             return .text(String(decoding: UnsafeRawBufferPointer(start: raw, count: length), as: UTF8.self))
         }
+    }
+
+    /// An integer column's text (`-?[0-9]+`, as PostgreSQL writes int2, int4 and int8) read in
+    /// place, without a `String` per value; nil for anything else, or beyond `Int64`.
+    static func integer(_ text: UnsafeRawBufferPointer) -> Int64? {
+        let negative = text.first == UInt8(ascii: "-")
+        let digits = negative ? UnsafeRawBufferPointer(rebasing: text.dropFirst()) : text
+        guard !digits.isEmpty else { return nil }
+        // Accumulated negatively: Int64.min has no positive counterpart.
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (shifted, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowMinus) = shifted.subtractingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflowTimes, !overflowMinus else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 
     /// Turns a failed result into a typed error by SQLSTATE, or into `connectionLost` when the
