@@ -33,10 +33,16 @@ public struct APIKeySecret: Sendable {
 
     /// Accepts a presented key only if it has the shape of one, so junk never reaches the database.
     public init?(presented: String) {
-        let utf8 = presented.utf8
-        guard utf8.count == Self.prefix.utf8.count + Self.encodedLength, utf8.starts(with: Self.prefix.utf8),
-              Base64URL.isCanonical(utf8.dropFirst(Self.prefix.utf8.count))
-        else { return nil }
+        // Over the contiguous bytes (every API request presents one).
+        var presented = presented
+        var prefix = Self.prefix
+        let wellFormed = presented.withUTF8 { bytes in
+            prefix.withUTF8 { prefix in
+                bytes.count == prefix.count + Self.encodedLength && bytes[..<prefix.count].elementsEqual(prefix)
+                    && Base64URL.isCanonical(bytes[prefix.count...])
+            }
+        }
+        guard wellFormed else { return nil }
         value = presented
     }
 

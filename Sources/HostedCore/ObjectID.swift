@@ -32,15 +32,22 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses an ID of the given kind; nil when the text is not one (wrong prefix, length or alphabet).
     public init?(_ kind: Kind, parsing text: String) {
-        // Bytes, not characters: an ID is ASCII, and a poll parses two of them.
-        let prefix = kind.rawValue.utf8
-        let bytes = text.utf8
-        guard bytes.count == prefix.count + 1 + Self.encodedLength,
-              bytes.starts(with: prefix),
-              bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "_"),
-              bytes.dropFirst(prefix.count + 1).allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x32 && $0 <= 0x37) })
-        else { return nil }
+        // Over the contiguous bytes: an ID is ASCII, and a poll parses two of them.
+        var text = text
+        guard text.withUTF8({ Self.isValid($0, kind: kind) }) else { return nil }
         self.kind = kind
         self.rawValue = text
+    }
+
+    /// `<prefix>_` and 26 characters of the lower-case base32 alphabet.
+    private static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> Bool {
+        var prefix = kind.rawValue
+        return prefix.withUTF8 { prefix in
+            guard bytes.count == prefix.count + 1 + encodedLength,
+                  bytes[..<prefix.count].elementsEqual(prefix),
+                  bytes[prefix.count] == UInt8(ascii: "_")
+            else { return false }
+            return bytes[(prefix.count + 1)...].allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x32 && $0 <= 0x37) }
+        }
     }
 }

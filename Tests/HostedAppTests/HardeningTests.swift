@@ -83,6 +83,32 @@ import Testing
         #expect(poll().deferred != nil)
     }
 
+    /// A NUL in any text of a create is refused with the field named and said as a NUL (a
+    /// metadata value included: it is a string, just not one we keep), and nothing is created.
+    @Test(arguments: Store.allCases)
+    func aNULInAnyTextOfACreate_isRefusedByName_andCreatesNothing(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let base: [String: Any] = ["user_id": "nul-user", "workflow": "kyc", "mobile": "+919876543210"]
+        let cases: [(field: String, body: [String: Any])] = [
+            ("user_id", base.merging(["user_id": "nul\u{0}user"]) { $1 }),
+            ("workflow", base.merging(["workflow": "kyc\u{0}"]) { $1 }),
+            ("return_url", base.merging(["return_url": "https://app.example.com/\u{0}"]) { $1 }),
+            ("metadata.note", base.merging(["metadata": ["note": "a\u{0}b"]]) { $1 }),
+        ]
+        for (field, body) in cases {
+            let data = try JSONSerialization.data(withJSONObject: body)
+            let response = f.app.request("POST", "/v1/verifications", headers: f.auth, body: String(decoding: data, as: UTF8.self))
+            #expect(response.status == 422, "\(field)")
+            let errors = f.app.json(response)["errors"] as? [[String: Any]] ?? []
+            #expect(errors.contains { $0["field"] as? String == field && $0["message"] as? String == "must not contain NUL characters" },
+                    "\(field): \(errors)")
+        }
+        let listed = f.app.json(f.app.request("GET", "/v1/verifications?user_id=nul-user", headers: f.auth))["data"] as? [Any]
+        #expect(listed?.isEmpty == true)
+    }
+
     @Test(arguments: Store.allCases)
     func userIDs_areAnyCharactersButControls_keptVerbatim_andComparedExactly(_ store: Store) throws {
         guard store.isAvailable else { return }

@@ -75,6 +75,12 @@ struct CountingRandom: RandomSource {
         #expect(APIKeySecret(presented: "sk_short") == nil)
         #expect(APIKeySecret(presented: "pk_" + secret.value.dropFirst(3)) == nil)
         #expect(APIKeySecret(presented: secret.value + "=") == nil)
+        // The right length, but not canonical base64url: a last character with bits that 32
+        // bytes cannot set, a character outside the alphabet, a prefix of the wrong case.
+        #expect(APIKeySecret(presented: String(secret.value.dropLast()) + "B") == nil)
+        #expect(APIKeySecret(presented: String(secret.value.dropLast(2)) + "+A") == nil)
+        #expect(APIKeySecret(presented: "SK_" + secret.value.dropFirst(3)) == nil)
+        #expect(APIKeySecret(presented: "sk-" + secret.value.dropFirst(3)) == nil)
     }
 
     @Test func accountNamesAreValidated() throws {

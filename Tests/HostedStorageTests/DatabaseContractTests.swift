@@ -38,6 +38,21 @@ import Testing
         }
     }
 
+    /// Text holding a NUL is never cut short: both stores refuse the statement (PostgreSQL's
+    /// text cannot hold one; SQLite's C API would end the string there) and store nothing.
+    @Test(arguments: Backend.allCases)
+    func textWithANULIsRefusedNotCutShort(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (k BIGINT, s TEXT)") }
+            #expect(throws: DatabaseError.invalidValue(message: "text parameter contains NUL")) {
+                try db.query("INSERT INTO t VALUES (1, \("before\u{0}after"))")
+            }
+            #expect(try db.query("SELECT k FROM t").isEmpty)
+            try db.query("INSERT INTO t VALUES (2, \("plain"))")
+            #expect(try db.query("SELECT s FROM t").first?.string("s") == "plain")
+        }
+    }
+
     /// Parameters share one buffer on PostgreSQL: each must be read from its own place, whatever
     /// comes before it (a blob, an empty value, a NULL) and even when every one is NULL.
     @Test(arguments: Backend.allCases)

@@ -125,8 +125,13 @@ public struct JSONObject {
         }
         var result: [String: String] = [:]
         for (name, value) in object {
-            guard let text = value as? String, !Self.isNumberOrBool(value), !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            guard let text = value as? String, !Self.isNumberOrBool(value) else {
                 errors.append(FieldError(field: "\(key).\(name)", message: "must be a string", code: "wrong_type"))
+                continue
+            }
+            // Said as for a plain string field: the value is a string, but not one we keep.
+            guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+                errors.append(FieldError(field: "\(key).\(name)", message: "must not contain NUL characters", code: "invalid"))
                 continue
             }
             result[name] = text

@@ -21,6 +21,10 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible, 
 
     public var description: String { "database error" }
 
+    /// Text holding a NUL byte: PostgreSQL's text cannot, and SQLite's C API would cut it
+    /// short. Both stores refuse it rather than store less than they were given.
+    static let textWithNUL = DatabaseError.invalidValue(message: "text parameter contains NUL")
+
     public var debugDescription: String {
         switch self {
         case .uniqueViolation(let constraint): "unique violation on \(constraint)"

@@ -8,7 +8,7 @@ final class PostgresConnection: DatabaseConnection {
     private var statementNames = StatementCache<String>()
     /// Each prepared statement's result columns and their types, read from the first result (a
     /// statement's columns never change), so later results reuse the same strings.
-    private var resultColumns: [String: (names: [String], types: [Oid])] = [:]
+    private var resultColumns: [String: (layout: ResultColumns, types: [Oid])] = [:]
 
     /// Type OIDs decoded specially; every other type is returned as text.
     private enum TypeOID {
@@ -84,6 +84,7 @@ final class PostgresConnection: DatabaseConnection {
     /// into it: one allocation for the values, whatever their number.
     private func execute(name: String, _ parameters: [SQLValue]) throws(DatabaseError) -> OpaquePointer? {
         var storage: [UInt8] = []
+        storage.reserveCapacity(128)
         var starts: [Int?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -97,13 +98,15 @@ final class PostgresConnection: DatabaseConnection {
             case .integer(let value):
                 starts.append(storage.count); lengths.append(0); formats.append(0)
                 storage.append(contentsOf: String(value).utf8); storage.append(0)
-            case .text(let value):
-                // PostgreSQL text cannot hold NUL; refuse rather than silently truncate.
-                guard !value.utf8.contains(0) else {
-                    throw .other(code: "22021", message: "text parameter contains NUL")
+            case .text(var value):
+                // No NUL (`DatabaseError.textWithNUL`). Over the contiguous bytes: a poll binds two ids.
+                let copied = value.withUTF8 { bytes in
+                    guard !bytes.contains(0) else { return false }
+                    starts.append(storage.count); lengths.append(0); formats.append(0)
+                    storage.append(contentsOf: bytes); storage.append(0)
+                    return true
                 }
-                starts.append(storage.count); lengths.append(0); formats.append(0)
-                storage.append(contentsOf: value.utf8); storage.append(0)
+                guard copied else { throw .textWithNUL }
             case .blob(let bytes):
                 guard let length = Int32(exactly: bytes.count) else {
                     throw .invalidValue(message: "binary parameter too large")
@@ -131,13 +134,13 @@ final class PostgresConnection: DatabaseConnection {
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)
         guard rowCount > 0 else { return [] }
-        let columns: [String], types: [Oid]
-        if let known = resultColumns[statement], known.names.count == Int(columnCount) {
-            (columns, types) = known
+        let layout: ResultColumns, types: [Oid]
+        if let known = resultColumns[statement], known.layout.names.count == Int(columnCount) {
+            (layout, types) = known
         } else {
-            columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+            layout = ResultColumns((0..<columnCount).map { String(cString: PQfname(result, $0)) })
             types = (0..<columnCount).map { PQftype(result, $0) }
-            resultColumns[statement] = (columns, types)
+            resultColumns[statement] = (layout, types)
         }
         var rows: [Row] = []
         rows.reserveCapacity(Int(rowCount))
@@ -147,7 +150,7 @@ final class PostgresConnection: DatabaseConnection {
             for column in 0..<columnCount {
                 values.append(try value(result, row, column, type: types[Int(column)]))
             }
-            rows.append(Row(columns: columns, values: values))
+            rows.append(Row(layout: layout, values: values))
         }
         return rows
     }

@@ -1,17 +1,31 @@
+/// A result's column names and where each is, built once per statement and shared by its rows.
+public final class ResultColumns: Sendable {
+    public let names: [String]
+    /// Each name's first position (a join may repeat a name; the first wins, as in SQL).
+    private let positions: [String: Int]
+
+    public init(_ names: [String]) {
+        self.names = names
+        positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func position(of name: String) -> Int? { positions[name] }
+}
+
 /// One result row, with typed accessors that throw `DatabaseError.decoding` on a type mismatch.
 public struct Row: Sendable {
-    public let columns: [String]
+    public let layout: ResultColumns
     public let values: [SQLValue]
 
-    public init(columns: [String], values: [SQLValue]) {
-        self.columns = columns
+    public init(layout: ResultColumns, values: [SQLValue]) {
+        self.layout = layout
         self.values = values
     }
 
+    /// The named column's value; `.null` when the result has no such column. A hashed lookup:
+    /// a verification's decoding reads 25 columns by name on every poll.
     public subscript(_ column: String) -> SQLValue {
-        // Lengths first (O(1) for native strings): most names are told apart without comparing.
-        let length = column.utf8.count
-        guard let index = columns.firstIndex(where: { $0.utf8.count == length && $0 == column }) else { return .null }
+        guard let index = layout.position(of: column), index < values.count else { return .null }
         return values[index]
     }
 

@@ -37,16 +37,16 @@ final class SQLiteConnection: DatabaseConnection {
         }
         try bind(parameters, to: statement)
         var rows: [Row] = []
-        var columns: [String]?
+        var layout: ResultColumns?
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw error(rc) }
-            let names = columns ?? (0..<sqlite3_column_count(statement)).map {
+            let columns = layout ?? ResultColumns((0..<sqlite3_column_count(statement)).map {
                 String(cString: sqlite3_column_name(statement, $0))
-            }
-            columns = names
-            rows.append(Row(columns: names, values: (0..<Int32(names.count)).map { value(statement, $0) }))
+            })
+            layout = columns
+            rows.append(Row(layout: columns, values: (0..<Int32(columns.names.count)).map { value(statement, $0) }))
         }
         return rows
     }
@@ -78,7 +78,10 @@ final class SQLiteConnection: DatabaseConnection {
             switch parameter {
             case .null: rc = sqlite3_bind_null(statement, index)
             case .integer(let value): rc = sqlite3_bind_int64(statement, index, value)
-            case .text(let value): rc = sqlite3_bind_text(statement, index, value, -1, hosted_sqlite_transient())
+            case .text(let value):
+                // A NUL would end the C string here: refused, as on PostgreSQL.
+                guard !value.utf8.contains(0) else { throw .textWithNUL }
+                rc = sqlite3_bind_text(statement, index, value, -1, hosted_sqlite_transient())
             case .blob(let value):
                 rc = value.withUnsafeBytes {
                     sqlite3_bind_blob64(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
