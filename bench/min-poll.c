@@ -18,7 +18,11 @@
  * channel), each worker running the same select on a connection of its own and answering the same
  * body: the least any front on the HTTP library hosted must use can do per poll.
  *
- * Usage: min-poll [--libmicrohttpd] PORT THREADS CONNINFO SQL PARAM1 PARAM2
+ * With --work-us N each request also spends N microseconds of CPU after its select (a calibrated
+ * loop of arithmetic, so preemption does not shorten it): how far the rate falls as a front does
+ * more work per poll, e.g. as much as hosted does (docs/performance.md, "The budget").
+ *
+ * Usage: min-poll [--libmicrohttpd] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -39,6 +44,27 @@ enum { MAX_CONNECTIONS = 256, REQUEST_BYTES = 8192, BODY_BYTES = 16384 };
 
 static int port;
 static const char *conninfo, *sql, *params[2];
+/* --work-us: iterations of `work` per request (0: none). */
+static unsigned long work_iterations;
+static volatile unsigned long work_sink;
+
+/* CPU work the compiler cannot remove: a linear congruential step per iteration. */
+static void work(unsigned long iterations) {
+    unsigned long x = work_sink;
+    for (unsigned long i = 0; i < iterations; i++) x = x * 6364136223846793005UL + 1442695040888963407UL;
+    work_sink = x;
+}
+
+/* Iterations of `work` per microsecond of this thread's CPU time. */
+static double work_rate(void) {
+    struct timespec start, end;
+    unsigned long iterations = 50000000UL;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+    work(iterations);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
+    double micros = (double)(end.tv_sec - start.tv_sec) * 1e6 + (double)(end.tv_nsec - start.tv_nsec) / 1e3;
+    return micros > 0 ? (double)iterations / micros : 0;
+}
 
 static void fail(const char *what) {
     fprintf(stderr, "min-poll: %s\n", what);
@@ -89,6 +115,7 @@ static int poll_row(PGconn *database, char *body, int *length) {
         *length = snprintf(body, BODY_BYTES, "{\"error\":\"row too long\"}");
     }
     PQclear(result);
+    if (work_iterations) work(work_iterations);
     return status;
 }
 
@@ -190,11 +217,29 @@ static void serve_mhd(int threads) {
 }
 
 int main(int argc, char **argv) {
-    int use_mhd = argc > 1 && strcmp(argv[1], "--libmicrohttpd") == 0;
-    argc -= use_mhd, argv += use_mhd;
+    int use_mhd = 0;
+    long work_us = 0;
+    while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
+        if (strcmp(argv[1], "--libmicrohttpd") == 0) {
+            use_mhd = 1, argc -= 1, argv += 1;
+        } else if (strcmp(argv[1], "--work-us") == 0 && argc > 2) {
+            char *end;
+            work_us = strtol(argv[2], &end, 10);
+            if (*end || work_us < 0 || work_us > 100000) fail("bad --work-us");
+            argc -= 2, argv += 2;
+        } else {
+            break;
+        }
+    }
     if (argc != 7) {
-        fprintf(stderr, "usage: min-poll [--libmicrohttpd] PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
+        fprintf(stderr, "usage: min-poll [--libmicrohttpd] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
         return 2;
+    }
+    if (work_us > 0) {
+        double rate = work_rate();
+        if (rate <= 0) fail("cannot calibrate --work-us");
+        work_iterations = (unsigned long)(rate * (double)work_us);
+        fprintf(stderr, "min-poll: %ld us of work per request = %lu iterations\n", work_us, work_iterations);
     }
     port = atoi(argv[1]);
     int threads = atoi(argv[2]);

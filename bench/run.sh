@@ -54,7 +54,10 @@ Environment:
   BENCH_SIZING       worker/connection counts for the sizing rows (default "2 4 6 12";
                      empty: none)
   BENCH_ROUNDS       interleaved rounds of the poll, pgbench's select and both min-polls after the
-                     main rows, each ratio reported as the median over them (default 3; 0 = none)
+                     main rows, each ratio reported as the median over them (default 3; 0 = none);
+                     each round also measures the CPU per request of hosted and of min-poll on
+                     libmicrohttpd, then runs that loop once more spending hosted's extra user CPU
+                     per poll (--work-us): if it lands where hosted does, that CPU is the gap
   BENCH_RAW_CONNECTIONS  threads (one connection each) of the SQLite raw loop (default 2)
   HOSTED_TEST_PG_BIN directory holding pgbench (default /usr/lib/postgresql/15/bin;
                      set by scripts/with-postgres.sh)
@@ -111,16 +114,35 @@ bench_row() {
 
 # wrk_row NAME URL [WRK_ARG...]: runs wrk (untimed warm-up, then timed) with the extra
 # arguments, and appends "NAME<TAB>req/s<TAB>p50<TAB>p99<TAB>errors" to the results file.
+# With CPU_PID set, also appends "NAME<TAB>user us<TAB>kernel us" per request of that process
+# during the timed run to cpu.tsv (from /proc/PID/stat).
 wrk_row() {
-    local name=$1 url=$2 out
+    local name=$1 url=$2 out before after
     shift 2
     if [[ "$WARMUP" != 0 ]]; then
         wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$@" "$url" >/dev/null
     fi
     out="$WORK/wrk-$(date +%s%N).txt"
     log "wrk $name: $url (${DURATION}, ${THREADS} threads, ${CONNECTIONS} connections)"
+    [[ -n ${CPU_PID:-} ]] && before=$(cpu_ticks "$CPU_PID")
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" | tee "$out" >&2
+    if [[ -n ${CPU_PID:-} ]]; then
+        after=$(cpu_ticks "$CPU_PID")
+        python3 - "$name" "$out" "$before" "$after" "$(getconf CLK_TCK)" >>"$WORK/cpu.tsv" <<'PY'
+import re, sys
+name, path, before, after, tick = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4].split(), int(sys.argv[5])
+done = re.search(r"^\s*(\d+) requests in", open(path).read(), re.M)
+if done and int(done.group(1)) > 0:
+    per = 1e6 / tick / int(done.group(1))
+    print(f"{name}\t{(int(after[0]) - int(before[0])) * per:.1f}\t{(int(after[1]) - int(before[1])) * per:.1f}")
+PY
+    fi
     printf '%s\t%s\n' "$name" "$(wrk_summary "$out")" >>"$WORK/results.tsv"
+}
+
+# cpu_ticks PID: the process's user and kernel CPU time so far, in clock ticks.
+cpu_ticks() {
+    awk '{ print $14, $15 }' "/proc/$1/stat"
 }
 
 # hosted_post_mortem: when hosted has exited, logs its exit status and the end of its
@@ -279,6 +301,7 @@ ROW_PG_READ="pgbench lease statement: poll bucket upsert + select (hosted runs i
 ROW_PG_SELECT="pgbench one-row select (reference)"
 ROW_MIN_POLL="min-poll: a C loop doing only HTTP in, the poll's select, HTTP out (bench/min-poll.c, ceiling)"
 ROW_MIN_POLL_MHD="min-poll on libmicrohttpd: the same on hosted's HTTP library and its flags (bench/min-poll.c --libmicrohttpd)"
+ROW_MIN_POLL_WORK="min-poll on libmicrohttpd spending hosted's extra user CPU per poll (--work-us)"
 ROW_PG_CREATE="pgbench create repeat: the open verification's read (1 statement, as hosted)"
 
 # seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
@@ -407,12 +430,13 @@ PY
     } >>"$WORK/notes.txt"
 }
 
-# min_poll_row NAME VERIFICATION_ID [--libmicrohttpd]: bench/min-poll.c (built with gcc on first
+# min_poll_row NAME VERIFICATION_ID [OPTIONS]: bench/min-poll.c (built with gcc on first
 # use), the least an HTTP front can do per poll (read the request, the poll's select on one of its
 # own connections, one response; no routing, authentication, poll limit, log or escaping), with
 # hosted's default workers and connections, polling that verification of the bench account as a
 # wrk row (hosted stopped). With --libmicrohttpd its HTTP is libmicrohttpd's, started as hosted
-# starts it: what the library hosted must use costs on its own.
+# starts it: what the library hosted must use costs on its own; with --work-us N each request
+# also spends N us of CPU.
 min_poll_row() {
     local name=$1 id=$2 front=${3:-} bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
     if [[ ! -x $bin ]]; then
@@ -423,6 +447,7 @@ min_poll_row() {
     sql=$(grep -v '^--' "$REPO/bench/pgbench-select.sql" | tr '\n' ' ' |
         sed 's/:verification_id/$1/; s/:account_id/$2/; s/\\gset v_//')
     port=$(free_port)
+    # shellcheck disable=SC2086  # front: zero or more options
     "$bin" $front "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$id" "$ACCOUNT_ID" \
         >"$WORK/min-poll.log" 2>&1 &
     pid=$!
@@ -430,7 +455,7 @@ min_poll_row() {
     wait_http "http://127.0.0.1:$port/" "$pid" "min-poll"
     http_get "http://127.0.0.1:$port/" | grep -q "\"id\":\"$id\"" ||
         die "min-poll does not answer with the polled row"
-    wrk_row "$name" "http://127.0.0.1:$port/"
+    CPU_PID=$pid wrk_row "$name" "http://127.0.0.1:$port/"
     stop_pid "$pid"
 }
 
@@ -458,23 +483,45 @@ PY
 # each ratio's median with every round's value. One run's single rows drift by +-30% on a
 # shared VM; interleaving puts each round's three rows under the same drift.
 bench_rounds() {
-    local key=$1 round id
+    local key=$1 round id extra
     (( ROUNDS > 0 )) || return 0
     for round in $(seq "$ROUNDS"); do
         start_hosted "$HOSTED_TEST_POSTGRES_URL" "round-$round"
         id=$(create_verification "$key" \
             "{\"user_id\":\"bench-round-$round\",\"workflow\":\"bench\",\"mobile\":\"+919876543210\"}") || exit 1
-        wrk_row "round $round: $ROW_API_READ" "$HOSTED_BASE/v1/verifications/$id" -H "Authorization: Bearer $key"
+        CPU_PID=$HOSTED_PID wrk_row "round $round: $ROW_API_READ" "$HOSTED_BASE/v1/verifications/$id" \
+            -H "Authorization: Bearer $key"
         stop_pid "$HOSTED_PID"
         pgbench_row "round $round: $ROW_PG_SELECT" "$REPO/bench/pgbench-select.sql" "select-round-$round" \
             -D "account_id=$ACCOUNT_ID" -D "verification_id=$id"
         min_poll_row "round $round: $ROW_MIN_POLL" "$id"
         min_poll_row "round $round: $ROW_MIN_POLL_MHD" "$id" --libmicrohttpd
+        # The same loop made to spend the user CPU per poll hosted spent beyond it this round.
+        extra=$(awk -F'\t' -v a="round $round: $ROW_API_READ" -v b="round $round: $ROW_MIN_POLL_MHD" '
+            $1 == a { h = $2 } $1 == b { m = $2 } END { if (h != "" && m != "") printf "%d", (h > m ? h - m + 0.5 : 0) }' \
+            "$WORK/cpu.tsv")
+        if [[ -n $extra ]]; then
+            min_poll_row "round $round: $ROW_MIN_POLL_WORK" "$id" "--libmicrohttpd --work-us $extra"
+            printf 'round %s: %s\t%s\n' "$round" "$ROW_MIN_POLL_WORK" "$extra" >>"$WORK/work.tsv"
+        fi
     done
-    python3 - "$WORK/results.tsv" "$ROUNDS" "$ROW_API_READ" "$ROW_PG_SELECT" "$ROW_MIN_POLL" "$ROW_MIN_POLL_MHD" >>"$WORK/ratios.txt" <<'PY'
-import statistics, sys
-path, rounds, poll, select, ceiling, library = sys.argv[1], int(sys.argv[2]), *sys.argv[3:7]
+    python3 - "$WORK/results.tsv" "$ROUNDS" "$ROW_API_READ" "$ROW_PG_SELECT" "$ROW_MIN_POLL" "$ROW_MIN_POLL_MHD" \
+        "$ROW_MIN_POLL_WORK" "$WORK/cpu.tsv" "$WORK/work.tsv" >>"$WORK/ratios.txt" <<'PY'
+import os, statistics, sys
+path, rounds, poll, select, ceiling, library, replay, cpu_path, work_path = sys.argv[1], int(sys.argv[2]), *sys.argv[3:10]
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(path)}
+def table(p):
+    return {line.split("\t")[0]: line.rstrip("\n").split("\t")[1:] for line in open(p)} if os.path.exists(p) else {}
+cpu, work = table(cpu_path), table(work_path)
+# CPU per request of the front (user, kernel; PostgreSQL's backends not counted), per round.
+for name in (poll, library, replay):
+    spent = [cpu.get(f"round {r}: {name}") for r in range(1, rounds + 1)]
+    spent = [s for s in spent if s]
+    if spent:
+        extra = [work[f"round {r}: {name}"][0] for r in range(1, rounds + 1) if f"round {r}: {name}" in work]
+        added = f"; --work-us per round: {', '.join(extra)}" if extra else ""
+        print(f"CPU per request of {name}: user {', '.join(s[0] for s in spent)} us; "
+              f"kernel {', '.join(s[1] for s in spent)} us (one value per round{added})  ")
 def rate(round, name):
     try:
         return float(rows[f"round {round}: {name}"][1])
@@ -484,7 +531,8 @@ for label, top, bottom in [("poll / pgbench select (goal >= 60%, floor 50%)", po
                            ("min-poll / pgbench select (the ceiling)", ceiling, select),
                            ("min-poll on libmicrohttpd / pgbench select (the library's ceiling)", library, select),
                            ("poll / min-poll", poll, ceiling),
-                           ("poll / min-poll on libmicrohttpd", poll, library)]:
+                           ("poll / min-poll on libmicrohttpd", poll, library),
+                           ("poll / min-poll on libmicrohttpd spending hosted's extra user CPU", poll, replay)]:
     values = [100 * a / b for a, b in ((rate(r, top), rate(r, bottom)) for r in range(1, rounds + 1)) if a and b]
     if values:
         print(f"median of {len(values)} interleaved rounds: {label} = {statistics.median(values):.0f}% "
@@ -536,6 +584,8 @@ chmod 755 "$WORK"   # nginx workers run as an unprivileged user
 : >"$WORK/rss.tsv"
 : >"$WORK/ratios.txt"
 : >"$WORK/notes.txt"
+: >"$WORK/cpu.tsv"
+: >"$WORK/work.tsv"
 
 # Static file for nginx: hosted's real /healthz body when we have hosted
 # (so both rows move the same number of bytes), else ~200 bytes of JSON.
