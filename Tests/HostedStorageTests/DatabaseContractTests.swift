@@ -53,6 +53,29 @@ import Testing
         }
     }
 
+    /// A statement's column names are remembered from its first result; a schema change that
+    /// gives it another column is noticed on one connection (SQLite re-prepares the statement
+    /// and the new column is read by name; PostgreSQL refuses the changed result), never a row
+    /// whose names and values disagree.
+    @Test(arguments: Backend.allCases)
+    func aStatementsColumnsFollowASchemaChange(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { connection in
+                try connection.executeScript("CREATE TABLE t (a BIGINT); INSERT INTO t VALUES (1)")
+                #expect(try connection.query("SELECT * FROM t").first?.int("a") == 1)
+                try connection.executeScript("ALTER TABLE t ADD COLUMN b TEXT; UPDATE t SET b = 'x'")
+                do {
+                    let row = try #require(try connection.query("SELECT * FROM t").first)
+                    #expect(try row.int("a") == 1)
+                    #expect(try row.string("b") == "x")
+                    #expect(backend == .sqlite)
+                } catch let error as DatabaseError {
+                    #expect(backend == .postgres, "\(error)")
+                }
+            }
+        }
+    }
+
     /// Parameters share one buffer on PostgreSQL: each must be read from its own place, whatever
     /// comes before it (a blob, an empty value, a NULL) and even when every one is NULL.
     @Test(arguments: Backend.allCases)

@@ -5,6 +5,8 @@ import CSQLite3
 final class SQLiteConnection: DatabaseConnection {
     private let handle: OpaquePointer
     private var statements = StatementCache<OpaquePointer>()
+    /// Each prepared statement's result columns, read from its first result (as on PostgreSQL).
+    private var layouts: [OpaquePointer: ResultColumns] = [:]
 
     /// How long a writer waits for the write lock before `DatabaseError.busy`.
     static let busyTimeoutMilliseconds: Int32 = 5_000
@@ -37,18 +39,24 @@ final class SQLiteConnection: DatabaseConnection {
         }
         try bind(parameters, to: statement)
         var rows: [Row] = []
-        var layout: ResultColumns?
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw error(rc) }
-            let columns = layout ?? ResultColumns((0..<sqlite3_column_count(statement)).map {
-                String(cString: sqlite3_column_name(statement, $0))
-            })
-            layout = columns
+            let columns = layout(of: statement)
             rows.append(Row(layout: columns, values: (0..<Int32(columns.names.count)).map { value(statement, $0) }))
         }
         return rows
+    }
+
+    /// The statement's result columns, named once and shared by every row it returns. Checked
+    /// against its column count: a schema change re-prepares a statement behind our back.
+    private func layout(of statement: OpaquePointer) -> ResultColumns {
+        let count = sqlite3_column_count(statement)
+        if let known = layouts[statement], known.names.count == Int(count) { return known }
+        let columns = ResultColumns((0..<count).map { String(cString: sqlite3_column_name(statement, $0)) })
+        layouts[statement] = columns
+        return columns
     }
 
     func executeScript(_ sql: String) throws(DatabaseError) {
