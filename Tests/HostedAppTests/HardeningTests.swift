@@ -395,4 +395,36 @@ import Testing
         #expect(statuses.prefix(20).allSatisfy { $0 == 202 })
         #expect(statuses.last == 429)
     }
+
+    /// Request bodies are read as RFC 8259 JSON and nothing looser: each of these is a 400
+    /// problem and creates nothing, while the strict body next to them creates. A U+FEFF in a
+    /// metadata value is kept as sent (Foundation's reader used to drop it).
+    @Test(arguments: Store.allCases)
+    func bodiesThatAreNotStrictJSON_areRefused_andCreateNothing(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let fields = #""user_id":"u2","workflow":"kyc","mobile":"+919876543210""#
+        let loose = [
+            "{\(fields),}",                                     // a trailing comma
+            "\u{FEFF}{\(fields)}",                              // a byte-order mark
+            #"{"# + fields + #","metadata":{"a":"\ud800"}}"#,   // a lone surrogate escape
+            "{\(fields),\"metadata\":" + String(repeating: "[", count: 513) + String(repeating: "]", count: 513) + "}",
+            "{\(fields),\"user_id\":\"u3\"}",                  // a repeated name
+            "{\(fields)} {}",                                   // a second value
+        ]
+        for body in loose {
+            let response = f.app.request("POST", "/v1/verifications", headers: f.auth, body: body)
+            #expect(response.status == 400, "\(body.prefix(80))")
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+        }
+        let listed = f.app.json(f.app.request("GET", "/v1/verifications?user_id=u2", headers: f.auth))
+        #expect((listed["data"] as? [Any])?.count == 0)
+
+        let created = f.app.request("POST", "/v1/verifications", headers: f.auth,
+                                    body: "{\(fields),\"metadata\":{\"note\":\"\u{FEFF}x\"}}")
+        #expect(created.status == 201)
+        // Read as bytes: Foundation's reader (behind `json`) would drop the U+FEFF.
+        #expect(String(decoding: created.body, as: UTF8.self).contains("\"note\":\"\u{FEFF}x\""))
+    }
 }

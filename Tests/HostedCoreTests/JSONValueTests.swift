@@ -1,16 +1,25 @@
-import HostedHTTP
+import HostedCore
 import Testing
 
-@Suite struct JSONDuplicateKeysTests {
+/// The request-body reader: RFC 8259 strictly, the first repeated name in document order, and
+/// bounded work and depth on hostile bodies.
+@Suite struct JSONValueTests {
+    static func repeated(_ json: String) -> String?? {
+        JSONValue.parse(Array(json.utf8)).map(\.firstRepeatedName)
+    }
+
     @Test(arguments: [
         (#"{"a":1,"a":2}"#, "a"),
         (#"{"a":1,"\u0061":2}"#, "a"),
         (#"{"x":{"b":1,"b":[1,2]}}"#, "b"),
         (#"[{"k":"v"},{"k":"v","k":"w"}]"#, "k"),
         (#"{"handoff":"x","handoff":"y"}"#, "handoff"),
+        // Where the second name is read, before its value repeats names of its own.
+        (#"{"a":1,"a":{"b":1,"b":2}}"#, "a"),
+        (#"{"a":{"b":1,"b":2},"a":1}"#, "b"),
     ])
     func findsARepeatedName(_ json: String, _ name: String) {
-        #expect(JSONDuplicateKeys.first(in: Array(json.utf8)) == name)
+        #expect(Self.repeated(json) == .some(name))
     }
 
     @Test(arguments: [
@@ -21,7 +30,7 @@ import Testing
         #"{}"#,
     ])
     func acceptsUniqueNamesAtEachLevel(_ json: String) {
-        #expect(JSONDuplicateKeys.first(in: Array(json.utf8)) == nil)
+        #expect(Self.repeated(json) == .some(nil))
     }
 
     /// Documents built at random from a grammar, with the first repeated name known by
@@ -58,7 +67,7 @@ import Testing
                 }
             }
             value(0)
-            #expect(JSONDuplicateKeys.first(in: Array(text.utf8)) == firstRepeat, "\(text)")
+            #expect(Self.repeated(text) == .some(firstRepeat), "\(text)")
         }
     }
 
@@ -73,13 +82,67 @@ import Testing
         let bytes = Array(text.utf8)
         #expect(bytes.count > 1_000_000)
         let started = ContinuousClock.now
-        #expect(JSONDuplicateKeys.first(in: bytes) == nil)
+        #expect(JSONValue.parse(bytes)?.firstRepeatedName == nil)
+        #expect(JSONValue.parse(bytes) != nil)
         #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(JSONDuplicateKeys.first(in: Array((text.dropLast() + #","k99999":1}"#).utf8)) == "k99999")
+        #expect(Self.repeated(text.dropLast() + #","k99999":1}"#) == .some("k99999"))
     }
 
-    @Test func deepNestingCostsNoRecursion() {
-        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(JSONDuplicateKeys.first(in: Array(deep.utf8)) == nil)
+    /// Nesting is bounded at 512 levels, as in JSONSerialization: deeper bodies are refused
+    /// before the reader's recursion could exhaust a worker's stack.
+    @Test func nestingDeeperThanTheLimitIsRefused() {
+        func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        #expect(JSONValue.parse(Array(nested(JSONValue.maximumDepth).utf8)) != nil)
+        #expect(JSONValue.parse(Array(nested(JSONValue.maximumDepth + 1).utf8)) == nil)
+        #expect(JSONValue.parse(Array(nested(100_000).utf8)) == nil)
+        let objects = String(repeating: #"{"a":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000)
+        #expect(JSONValue.parse(Array(objects.utf8)) == nil)
+    }
+
+    @Test func readsEachKindOfValue() throws {
+        let text = #" {"s":"a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00é","n":[0,-0,1.5,-2e-3,1E+2],"t":true,"f":false,"z":null,"o":{},"a":[]} "#
+        let value = try #require(JSONValue.parse(Array(text.utf8))?.value)
+        #expect(value == .object([
+            "s": .string("a\"\\/\u{08}\u{0C}\n\r\té😀é"),
+            "n": .array([.number("0"), .number("-0"), .number("1.5"), .number("-2e-3"), .number("1E+2")]),
+            "t": .bool(true), "f": .bool(false), "z": .null, "o": .object([:]), "a": .array([]),
+        ]))
+        #expect(JSONValue.number("1e3").integer == 1000)
+        #expect(JSONValue.number("1.5").integer == nil)
+        #expect(JSONValue.number("1e400").integer == nil)
+        #expect(JSONValue.number("9223372036854775807").integer == nil)
+        #expect(JSONValue.string("1").integer == nil)
+        #expect(JSONValue.parse(Array(#"["\u0000"]"#.utf8))?.value == .array([.string("\u{0}")]))
+        // U+FEFF is kept (Foundation's strings drop it).
+        #expect(JSONValue.parse(Array("[\"\u{FEFF}a\"]".utf8))?.value == .array([.string("\u{FEFF}a")]))
+    }
+
+    @Test(arguments: [
+        "", " ", "[1,]", #"{"a":1,}"#, "[1 2]", #"{"a" 1}"#, #"{"a":1}{"b":2}"#, "01", "1.", ".5", "-", "+1", "1e", "1e+",
+        "0x10", "Infinity", "NaN", "nul", "truex", #""abc"#, #""\x""#, #""\u12""#, #""\uzzzz""#,
+        #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, "\u{0C}[]", "[]\u{0}", "\"\u{01}\"", "{'a':1}", "[1]]", "{\"a\"}",
+    ])
+    func refusesWhatRFC8259Does(_ text: String) {
+        #expect(JSONValue.parse(Array(text.utf8)) == nil, "\(text)")
+    }
+
+    @Test(arguments: [
+        [0xEF, 0xBB, 0xBF, 0x7B, 0x7D],      // a byte-order mark
+        [0x22, 0xFF, 0x22],                  // not UTF-8
+        [0x22, 0xC0, 0x80, 0x22],            // an overlong NUL
+        [0x22, 0xED, 0xA0, 0x80, 0x22],      // a surrogate encoded in UTF-8
+        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // beyond U+10FFFF
+        [0x22, 0xC3, 0x22],                  // a truncated sequence
+        [0x7B, 0x00, 0x7D],                  // UTF-16-looking bytes
+    ] as [[UInt8]])
+    func refusesBytesThatAreNotUTF8JSON(_ bytes: [UInt8]) {
+        #expect(JSONValue.parse(bytes) == nil)
+    }
+
+    @Test func writesItsTextBack() throws {
+        let text = #"{"b":[1e3,1.5,"x\n"],"a":{"c":null,"d":true}}"#
+        let value = try #require(JSONValue.parse(Array(text.utf8))?.value)
+        #expect(value.text == #"{"a":{"c":null,"d":true},"b":[1000,1.5,"x\n"]}"#)
+        #expect(JSONValue.parse(Array(value.text.utf8))?.value == JSONValue.parse(Array(#"{"a":{"c":null,"d":true},"b":[1000,1.5,"x\n"]}"#.utf8))?.value)
     }
 }

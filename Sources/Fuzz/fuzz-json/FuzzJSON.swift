@@ -10,6 +10,7 @@ import HostedHTTP
 // workflow's lifecycle options stay in bounds, and an event's canonical data parses back.
 
 func fuzzJSON(_ bytes: [UInt8]) {
+    checkJSONValueAgreesWithFoundation(bytes)
     guard var body = try? JSONObject(body: bytes) else { return }
     // POST /v1/verifications
     let userID = body.string("user_id", required: true)
@@ -67,13 +68,103 @@ func fuzzJSON(_ bytes: [UInt8]) {
     for text in strings { checkJSONTextRoundTrip(text) }
 }
 
+/// The request-body reader (`JSONValue.parse`) and Foundation's `JSONSerialization` accept the
+/// same UTF-8 texts and read the same values from them, except where they differ by design
+/// (docs/decisions.md, "Request bodies are read by our own strict JSON reader"): Foundation also
+/// reads UTF-16 and UTF-32 texts and a byte-order mark, accepts a comma before `]` or `}`, drops
+/// U+FEFF from strings, and refuses numbers a Double cannot hold, which the reader keeps as text
+/// (a field that wants an integer refuses them).
+func checkJSONValueAgreesWithFoundation(_ bytes: [UInt8]) {
+    guard isUTF8Encoded(bytes), !containsZeroWidthNoBreakSpace(bytes) else { return }
+    let ours = JSONValue.parse(bytes)
+    let theirs = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    guard let theirs else {
+        guard let ours else { return }
+        fuzzCheck(hasUnrepresentableNumber(ours.value), "JSONValue accepts what JSONSerialization refuses: \(bytes)")
+        return
+    }
+    guard let ours else {
+        fuzzCheck(JSONValue.parse(withoutTrailingCommas(bytes)) != nil,
+                  "JSONValue refuses what JSONSerialization reads: \(bytes)")
+        return
+    }
+    // With a repeated name the readers keep different members; the API refuses such bodies.
+    guard ours.firstRepeatedName == nil else { return }
+    fuzzCheck(agree(ours.value, theirs), "JSONValue and JSONSerialization read different values from \(bytes)")
+}
+
+/// U+FEFF, which Foundation's strings drop (`"\u{FEFF}a"` reads as `"a"`), as UTF-8 or escaped.
+private func containsZeroWidthNoBreakSpace(_ bytes: [UInt8]) -> Bool {
+    let text = String(decoding: bytes, as: UTF8.self).lowercased()
+    return text.contains("\u{FEFF}") || text.contains("\\ufeff")
+}
+
+/// The text with each comma that only whitespace separates from a closing `]` or `}` (outside
+/// strings) removed: what Foundation reads when it accepts a trailing comma.
+private func withoutTrailingCommas(_ bytes: [UInt8]) -> [UInt8] {
+    var kept: [UInt8] = []
+    var inString = false, escaped = false
+    for (index, byte) in bytes.enumerated() {
+        if inString {
+            if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+        } else if byte == UInt8(ascii: "\"") {
+            inString = true
+        } else if byte == UInt8(ascii: ","),
+                  let next = bytes[(index + 1)...].first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
+                  next == UInt8(ascii: "]") || next == UInt8(ascii: "}") {
+            continue
+        }
+        kept.append(byte)
+    }
+    return kept
+}
+
+/// UTF-8 without a byte-order mark: the texts both readers must agree on (JSONSerialization
+/// guesses UTF-16 or UTF-32 from zero bytes among the first four).
+private func isUTF8Encoded(_ bytes: [UInt8]) -> Bool {
+    !bytes.starts(with: [0xEF, 0xBB, 0xBF]) && !bytes.prefix(4).contains(0) && String(validating: bytes, as: UTF8.self) != nil
+}
+
+private func hasUnrepresentableNumber(_ value: JSONValue) -> Bool {
+    switch value {
+    case .number(let text): return !(Double(text)?.isFinite ?? false)
+    case .array(let elements): return elements.contains(where: hasUnrepresentableNumber)
+    case .object(let members): return members.values.contains(where: hasUnrepresentableNumber)
+    default: return false
+    }
+}
+
+private func agree(_ ours: JSONValue, _ theirs: Any) -> Bool {
+    switch ours {
+    case .null: return theirs is NSNull
+    case .bool(let value): return (theirs as? NSNumber).map { String(cString: $0.objCType) == "c" && $0.boolValue == value } ?? false
+    case .number(let text):
+        guard let number = theirs as? NSNumber, String(cString: number.objCType) != "c", let double = Double(text) else { return false }
+        return number.doubleValue == double || !double.isFinite
+    case .string(let text): return (theirs as? String) == text && !(theirs is NSNumber)
+    case .array(let elements):
+        guard let array = theirs as? [Any], array.count == elements.count else { return false }
+        return zip(elements, array).allSatisfy { agree($0, $1) }
+    case .object(let members):
+        guard let object = theirs as? [String: Any], object.count == members.count else { return false }
+        return members.allSatisfy { name, member in
+            object[name].map { agree(member, $0) } ?? false
+        }
+    }
+}
+
 /// JSONText writes access-log lines and verification objects by hand: what it writes must parse
 /// back to the same string.
 func checkJSONTextRoundTrip(_ text: String) {
     var line = ""
     JSONText.appendString(text, to: &line)
-    let parsed = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? String
-    fuzzCheck(parsed == text, "JSONText.appendString does not round-trip: \(Array(text.utf8)) -> \(line)")
+    fuzzCheck(JSONValue.parse(Array(line.utf8))?.value == .string(text),
+              "JSONText.appendString does not read back: \(Array(text.utf8)) -> \(line)")
+    // Foundation's strings drop U+FEFF, so it is an oracle only for texts without one.
+    if !text.unicodeScalars.contains("\u{FEFF}") {
+        let parsed = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? String
+        fuzzCheck(parsed == text, "JSONText.appendString does not round-trip: \(Array(text.utf8)) -> \(line)")
+    }
     // The byte writer (access log, verification objects) writes exactly the same text.
     var bytes: [UInt8] = []
     JSONText.appendString(text, to: &bytes)

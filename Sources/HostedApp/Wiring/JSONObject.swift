@@ -6,37 +6,45 @@ import HostedHTTP
 /// characters are collected as field errors; `finish()` throws them all at once (422), so
 /// nothing is stored from a bad request.
 public struct JSONObject {
-    private let values: [String: Any]
+    private let values: [String: JSONValue]
     private var errors: [FieldError] = []
     private var known: Set<String> = []
 
-    /// Parses `body`; an empty body is an empty object. Malformed JSON is a 400 problem.
+    /// Parses `body`; an empty body is an empty object. Malformed JSON is a 400 problem, and so
+    /// is an object that names a member twice (parsers disagree on which one counts, so a proxy,
+    /// a log pipeline and we could each read a different request; RFC 8259 §4).
     public init(body: [UInt8]) throws {
         guard !body.isEmpty else {
             values = [:]
             return
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) as? [String: Any] else {
+        guard let document = JSONValue.parse(body), case .object(let object) = document.value else {
             throw Problem.invalidRequest("The request body must be a JSON object.", status: 400)
         }
-        if let repeated = JSONDuplicateKeys.first(in: body) {
+        if let repeated = document.firstRepeatedName {
             throw Problem.invalidRequest("The request body names \"\(repeated.prefix(64))\" more than once.",
                                          errors: [.init(field: String(repeated.prefix(64)), message: "appears more than once")], status: 400)
         }
         values = object
     }
 
+    /// The member, or nil when it is absent or null.
+    private func present(_ key: String) -> JSONValue? {
+        guard let value = values[key], value != .null else { return nil }
+        return value
+    }
+
     public mutating func string(_ key: String, required: Bool = false) -> String? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else {
+        guard let raw = present(key) else {
             if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
             return nil
         }
-        guard let text = raw as? String, !Self.isNumberOrBool(raw) else {
+        guard case .string(let text) = raw else {
             errors.append(FieldError(field: key, message: "must be a string", code: "wrong_type"))
             return nil
         }
-        guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+        guard !Self.hasNUL(text) else {
             errors.append(FieldError(field: key, message: "must not contain NUL characters", code: "invalid"))
             return nil
         }
@@ -45,13 +53,13 @@ public struct JSONObject {
 
     public mutating func int(_ key: String) -> Int? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else { return nil }
+        guard let raw = present(key) else { return nil }
         return integer(raw, field: key)
     }
 
     /// `raw` as a whole number that fits an Int, else a field error and nil.
-    private mutating func integer(_ raw: Any, field: String) -> Int? {
-        guard let number = raw as? NSNumber, !Self.isBool(raw), let value = Int(exactly: number.doubleValue) else {
+    private mutating func integer(_ raw: JSONValue, field: String) -> Int? {
+        guard let value = raw.integer else {
             errors.append(FieldError(field: field, message: "must be an integer", code: "wrong_type"))
             return nil
         }
@@ -61,29 +69,29 @@ public struct JSONObject {
     /// An object `{member: integer}` with no other members (e.g. `retention.redact_after_seconds`).
     public mutating func int(_ key: String, member: String) -> Int? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else { return nil }
-        guard let object = raw as? [String: Any] else {
+        guard let raw = present(key) else { return nil }
+        guard case .object(let object) = raw else {
             errors.append(FieldError(field: key, message: "must be an object", code: "wrong_type"))
             return nil
         }
         for name in object.keys.sorted() where name != member {
             errors.append(FieldError(field: "\(key).\(name)", message: "is not a known field", code: "unknown_field"))
         }
-        guard let value = object[member], !(value is NSNull) else { return nil }
+        guard let value = object[member], value != .null else { return nil }
         return integer(value, field: "\(key).\(member)")
     }
 
     /// An array whose elements are all strings.
     public mutating func stringArray(_ key: String) -> [String]? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else { return nil }
-        guard let array = raw as? [Any] else {
+        guard let raw = present(key) else { return nil }
+        guard case .array(let array) = raw else {
             errors.append(FieldError(field: key, message: "must be an array of strings", code: "wrong_type"))
             return nil
         }
         var result: [String] = []
         for (index, element) in array.enumerated() {
-            guard let text = element as? String, !Self.isNumberOrBool(element), !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            guard case .string(let text) = element, !Self.hasNUL(text) else {
                 errors.append(FieldError(field: "\(key)[\(index)]", message: "must be a string", code: "wrong_type"))
                 continue
             }
@@ -95,11 +103,11 @@ public struct JSONObject {
     /// A time given as an RFC 3339 string or as whole Unix seconds.
     public mutating func time(_ key: String, required: Bool = false) -> Date? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else {
+        guard let raw = present(key) else {
             if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
             return nil
         }
-        if let text = raw as? String, !Self.isNumberOrBool(raw) {
+        if case .string(let text) = raw {
             guard let date = RFC3339.parse(text) else {
                 errors.append(FieldError(field: key, message: "must be an RFC 3339 time or Unix seconds", code: "wrong_type"))
                 return nil
@@ -118,19 +126,19 @@ public struct JSONObject {
     /// An object whose values are all strings.
     public mutating func stringMap(_ key: String) -> [String: String]? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else { return nil }
-        guard let object = raw as? [String: Any] else {
+        guard let raw = present(key) else { return nil }
+        guard case .object(let object) = raw else {
             errors.append(FieldError(field: key, message: "must be an object of strings", code: "wrong_type"))
             return nil
         }
         var result: [String: String] = [:]
         for (name, value) in object {
-            guard let text = value as? String, !Self.isNumberOrBool(value) else {
+            guard case .string(let text) = value else {
                 errors.append(FieldError(field: "\(key).\(name)", message: "must be a string", code: "wrong_type"))
                 continue
             }
             // Said as for a plain string field: the value is a string, but not one we keep.
-            guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            guard !Self.hasNUL(text) else {
                 errors.append(FieldError(field: "\(key).\(name)", message: "must not contain NUL characters", code: "invalid"))
                 continue
             }
@@ -142,21 +150,19 @@ public struct JSONObject {
     /// An array of objects with only the `fields` named, each decoded as `T` from its JSON.
     public mutating func objects<T: Decodable>(_ key: String, as type: T.Type, fields: Set<String>) -> [T]? {
         known.insert(key)
-        guard let raw = values[key], !(raw is NSNull) else { return nil }
-        guard let array = raw as? [Any] else {
+        guard let raw = present(key) else { return nil }
+        guard case .array(let array) = raw else {
             errors.append(FieldError(field: key, message: "must be an array", code: "wrong_type"))
             return nil
         }
         var result: [T] = []
         for (index, element) in array.enumerated() {
-            if let object = element as? [String: Any] {
+            if case .object(let object) = element {
                 for name in object.keys.sorted() where !fields.contains(name) {
                     errors.append(FieldError(field: "\(key)[\(index)].\(name)", message: "is not a known field", code: "unknown_field"))
                 }
             }
-            guard element is [String: Any], let data = try? JSONSerialization.data(withJSONObject: element),
-                  let decoded = try? JSONDecoder().decode(T.self, from: data)
-            else {
+            guard case .object = element, let decoded = try? JSONDecoder().decode(T.self, from: Data(element.text.utf8)) else {
                 errors.append(FieldError(field: "\(key)[\(index)]", message: "is not a valid object", code: "wrong_type"))
                 continue
             }
@@ -164,6 +170,8 @@ public struct JSONObject {
         }
         return result
     }
+
+    private static func hasNUL(_ text: String) -> Bool { text.utf8.contains(0) }
 
     mutating func addError(_ field: String, _ message: String) {
         errors.append(FieldError(field: field, message: message))
@@ -174,14 +182,5 @@ public struct JSONObject {
         let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field", code: "unknown_field") }
         let all = errors + unknown
         guard all.isEmpty else { throw DomainError.invalidRequest(detail: detail, errors: all) }
-    }
-
-    /// JSONSerialization gives numbers and booleans as NSNumber, which also bridges to String
-    /// on some platforms; they are never accepted where a string is expected.
-    private static func isNumberOrBool(_ value: Any) -> Bool { value is NSNumber && !(value is String) || isBool(value) }
-
-    private static func isBool(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return String(cString: number.objCType) == "c" || type(of: value) == Bool.self
     }
 }
