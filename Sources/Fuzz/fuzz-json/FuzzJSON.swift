@@ -72,8 +72,8 @@ func fuzzJSON(_ bytes: [UInt8]) {
 /// same UTF-8 texts and read the same values from them, except where they differ by design
 /// (docs/decisions.md, "Request bodies are read by our own strict JSON reader"): Foundation also
 /// reads UTF-16 and UTF-32 texts and a byte-order mark, accepts a comma before `]` or `}`, drops
-/// U+FEFF from strings, and refuses numbers a Double cannot hold, which the reader keeps as text
-/// (a field that wants an integer refuses them).
+/// U+FEFF from strings, refuses numbers a Double cannot hold, which the reader keeps as text
+/// (a field that wants an integer refuses them), and rounds integers beyond 64 bits.
 func checkJSONValueAgreesWithFoundation(_ bytes: [UInt8]) {
     guard isUTF8Encoded(bytes), !containsZeroWidthNoBreakSpace(bytes) else { return }
     let ours = JSONValue.parse(bytes)
@@ -140,7 +140,10 @@ private func agree(_ ours: JSONValue, _ theirs: Any) -> Bool {
     case .bool(let value): return (theirs as? NSNumber).map { String(cString: $0.objCType) == "c" && $0.boolValue == value } ?? false
     case .number(let text):
         guard let number = theirs as? NSNumber, String(cString: number.objCType) != "c", let double = Double(text) else { return false }
-        return number.doubleValue == double || !double.isFinite
+        if number.doubleValue == double || !double.isFinite { return true }
+        // Foundation reads integers beyond 64 bits as NSDecimalNumber, whose Double is off in the
+        // last digit (99999999999999999999999999 → 9.999999999999999e25); none fits an Int.
+        return number is NSDecimalNumber && abs(number.doubleValue - double) <= abs(double) * 1e-12
     case .string(let text): return (theirs as? String) == text && !(theirs is NSNumber)
     case .array(let elements):
         guard let array = theirs as? [Any], array.count == elements.count else { return false }
