@@ -53,11 +53,11 @@ public enum RequestFraming {
     }
 
     /// RFC 9110 §5.6.2 `tchar`.
-    /// Over the bytes in place when the string is contiguous (native strings are): this runs for
-    /// every header of every request.
-    @inline(__always)
+    /// Over the contiguous bytes (a native string's own): this runs for every header of every
+    /// request.
     private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? text.utf8.allSatisfy(test)
+        var text = text
+        return text.withUTF8 { $0.allSatisfy(test) }
     }
 
     static func isTokenCharacter(_ c: UInt8) -> Bool {

@@ -118,53 +118,51 @@ private struct JSONReader {
     }
 
     private mutating func object(depth: Int) -> JSONValue? {
-        guard depth <= JSONValue.maximumDepth else { return nil }
-        index += 1
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard current == UInt8(ascii: "\""), let name = string() else { return nil }
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { return nil }
-            index += 1
-            skipWhitespace()
+        let read = items(depth: depth, closing: UInt8(ascii: "}")) { reader in
+            guard reader.current == UInt8(ascii: "\""), let name = reader.string() else { return false }
+            reader.skipWhitespace()
+            guard reader.current == UInt8(ascii: ":") else { return false }
+            reader.index += 1
+            reader.skipWhitespace()
             // A repeat counts where its name is read, before its value (which may repeat others).
             let repeated = members[name] != nil
-            if repeated, firstRepeatedName == nil { firstRepeatedName = name }
-            guard let member = value(depth: depth) else { return nil }
+            if repeated, reader.firstRepeatedName == nil { reader.firstRepeatedName = name }
+            guard let member = reader.value(depth: depth) else { return false }
             if !repeated { members[name] = member }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: return nil
-            }
+            return true
         }
+        return read ? .object(members) : nil
     }
 
     private mutating func array(depth: Int) -> JSONValue? {
-        guard depth <= JSONValue.maximumDepth else { return nil }
-        index += 1
         var elements: [JSONValue] = []
+        let read = items(depth: depth, closing: UInt8(ascii: "]")) { reader in
+            guard let element = reader.value(depth: depth) else { return false }
+            elements.append(element)
+            return true
+        }
+        return read ? .array(elements) : nil
+    }
+
+    /// An array's elements or an object's members, from the opening bracket to `closing`, each
+    /// read by `item` and separated by commas; false on a grammar error or nesting too deep.
+    private mutating func items(depth: Int, closing: UInt8, _ item: (inout JSONReader) -> Bool) -> Bool {
+        guard depth <= JSONValue.maximumDepth else { return false }
+        index += 1
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
+        if current == closing {
             index += 1
-            return .array(elements)
+            return true
         }
         while true {
             skipWhitespace()
-            guard let element = value(depth: depth) else { return nil }
-            elements.append(element)
+            guard item(&self) else { return false }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: return nil
+            case closing: index += 1; return true
+            default: return false
             }
         }
     }

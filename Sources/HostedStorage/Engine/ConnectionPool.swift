@@ -74,8 +74,8 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
     }
 
     private func checkOut() throws(DatabaseError) -> Connection {
+        let me = pthread_self()
         while true {
-            let me = pthread_self()
             lock.lock()
             let pooled: Connection?
             if let mine = idle.lastIndex(where: { pthread_equal($0.thread, me) != 0 }) {

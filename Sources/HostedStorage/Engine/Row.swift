@@ -59,16 +59,18 @@ public struct Row: Sendable {
     }
 
     public func string(_ column: String) throws -> String {
-        guard case .text(let value) = self[column] else { throw DatabaseError.decoding(column: column) }
-        return value
+        try Self.text(self[column], column)
     }
 
     public func optionalString(_ column: String) throws -> String? {
-        switch self[column] {
-        case .null: return nil
-        case .text(let value): return value
-        default: throw DatabaseError.decoding(column: column)
-        }
+        let value = self[column]
+        if case .null = value { return nil }
+        return try Self.text(value, column)
+    }
+
+    private static func text(_ value: SQLValue, _ column: String) throws -> String {
+        guard case .text(let text) = value else { throw DatabaseError.decoding(column: column) }
+        return text
     }
 
     public func int(_ column: String) throws -> Int64 {
