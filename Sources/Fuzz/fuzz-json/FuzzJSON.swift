@@ -79,7 +79,9 @@ func checkJSONValueAgreesWithFoundation(_ bytes: [UInt8]) {
     let ours = JSONValue.parse(bytes)
     let theirs = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
     guard let theirs else {
-        guard let ours else { return }
+        // A repeated name's later value is read and checked, but not kept: the number
+        // Foundation refuses may be in it. The API refuses such a body anyway.
+        guard let ours, ours.firstRepeatedName == nil else { return }
         fuzzCheck(hasUnrepresentableNumber(ours.value), "JSONValue accepts what JSONSerialization refuses: \(bytes)")
         return
     }
