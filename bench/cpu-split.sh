@@ -35,23 +35,20 @@ BIN=${BENCH_HOSTED_BIN:-$REPO/.build/release/hosted}
 SECONDS_POLL=${CPU_SECONDS:-6}
 PGBENCH=${HOSTED_TEST_PG_BIN:+$HOSTED_TEST_PG_BIN/}pgbench
 export HOSTED_POLL_RATE=1000 HOSTED_POLL_BURST=1000000
-export HOSTED_SECRET_KEY=${HOSTED_SECRET_KEY:-bench-secret-key-0123456789abcdef0123456789}
 DB=$HOSTED_TEST_POSTGRES_URL
-WORK=$(mktemp -d)
-PID=
-trap '[[ -n $PID ]] && kill "$PID" 2>/dev/null; rm -rf "$WORK"' EXIT
-log() { echo "cpu-split: $*" >&2; }
+MODE=cpu-split WORK=$(mktemp -d)
+# shellcheck source=bench/lib.sh
+source "$REPO/bench/lib.sh"
 
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
-KEY=$(HOSTED_DATABASE_URL=$DB "$BIN" accounts create --name cpu-split |
-      python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["api_key"])')
+read -r _ KEY <<<"$(create_account "$BIN" "$DB")"
 HOSTED_DATABASE_URL=$DB HOSTED_LISTEN=127.0.0.1:$PORT "$BIN" serve >"$WORK/hosted.log" 2>&1 &
 PID=$!
-for _ in $(seq 100); do curl -sf "$BASE/healthz" >/dev/null && break; sleep 0.1; done
-post() { curl -sf -X POST -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' "$BASE$1" -d "$2"; }
-post /v1/workflows '{"key":"bench","name":"Bench","steps":[{"type":"selfie"}]}' >/dev/null
-V=$(post /v1/verifications '{"user_id":"cpu-split","workflow":"bench","mobile":"+919876543210"}' |
+PIDS+=("$PID")
+wait_http "$BASE/healthz" "$PID" hosted
+http_json POST "$BASE/v1/workflows" "$KEY" '{"key":"bench","name":"Bench","steps":[{"type":"selfie"}]}' 201 >/dev/null
+V=$(http_json POST "$BASE/v1/verifications" "$KEY" '{"user_id":"cpu-split","workflow":"bench","mobile":"+919876543210"}' 201 |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 
 # snap: CPU ticks so far by process group (comm, postgres backends together) and the
@@ -97,7 +94,7 @@ after=$(snap)
 polls=$(awk '/requests in/ { print $1 }' "$WORK/wrk.txt")
 [[ -n $polls && $polls -gt 0 ]] || { cat "$WORK/wrk.txt" >&2; exit 1; }
 poll=$(split "hosted poll (wrk -t2 -c64)" "$before" "$after" "$polls" "$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk.txt")")
-kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+stop_pid "$PID"
 
 ACCOUNT=$(psql "$DB" -Atc "SELECT account_id FROM verifications WHERE id = '$V'")
 log "pgbench select on the same row (8 s, sampled over 5 s)"
