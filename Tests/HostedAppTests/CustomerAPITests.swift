@@ -138,6 +138,22 @@ import Testing
         #expect((f.json(changed)["metadata"] as? [String: String]) == ["a": "b"])
     }
 
+    /// Answers about an unchanged verification are sent from what the last one wrote; a row
+    /// changed behind the service (no revision, no change feed) is still shown as it is now.
+    @Test(arguments: Store.allCases)
+    func getVerification_showsARowChangedBehindTheService(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let id = try #require(f.json(f.create())["id"] as? String)
+        for _ in 0..<3 { #expect(f.get("/v1/verifications/\(id)").status == 200) }
+        try f.app.application.database.query("UPDATE verifications SET metadata = '{\"a\":\"b\"}' WHERE id = \(id)")
+        for _ in 0..<3 {
+            let read = f.get("/v1/verifications/\(id)")
+            #expect((f.json(read)["metadata"] as? [String: String]) == ["a": "b"])
+        }
+    }
+
     @Test(arguments: Store.allCases)
     func patchVerification_200_thenCancel_thenPatch_409(_ store: Store) throws {
         guard store.isAvailable else { return }

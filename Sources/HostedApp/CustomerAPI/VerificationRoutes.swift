@@ -17,6 +17,15 @@ struct VerificationRoutes {
     let pollBurst: Int
     /// Polls this process has taken from the shared buckets and not yet answered.
     let pollLeases: PollLeases
+    /// What recent answers sent for a verification (see `ReadMemo`): a verification polled again
+    /// unchanged gets the same bytes without writing its JSON again.
+    let rendered: ReadMemo<Rendered>
+
+    struct Rendered: Sendable {
+        let verification: Verification
+        let body: [UInt8]
+        let etag: String
+    }
 
     static let maximumWait = 30
 
@@ -28,8 +37,9 @@ struct VerificationRoutes {
                 mobile: body.string("mobile", required: true), returnURL: body.string("return_url"),
                 metadata: body.stringMap("metadata"))
             try body.finish()
+            let ticket = rendered.ticket(for: nil)
             let (verification, created) = try service.create(accountID: account.id, input, by: try context.apiActor())
-            return try respond(verification, status: created ? 201 : 200)
+            return respond(verification, status: created ? 201 : 200, ticket: ticket)
         })
         routes.add("GET", "/v1/verifications", guards.authenticated { request, _, account in
             try list(request, account)
@@ -46,17 +56,17 @@ struct VerificationRoutes {
             try body.finish()
             let updated = try service.update(accountID: account.id, id: id, mobile: mobile,
                                               returnURL: returnURL.map { .some($0) }, metadata: metadata, by: try context.apiActor())
-            return try respond(updated)
+            return respond(updated)
         })
         routes.add("POST", "/v1/verifications/{id}/cancel", guards.idempotent { request, context, account in
             let body = try JSONObject(body: request.body)
             try body.finish()
-            return try respond(try service.cancel(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
+            return respond(try service.cancel(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
         })
         routes.add("POST", "/v1/verifications/{id}/redact", guards.idempotent { request, context, account in
             let body = try JSONObject(body: request.body)
             try body.finish()
-            return try respond(try service.redact(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
+            return respond(try service.redact(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
         })
     }
 
@@ -67,9 +77,19 @@ struct VerificationRoutes {
         return id
     }
 
-    func respond(_ verification: Verification, status: Int = 200) throws -> Response {
-        var response = Response.json(bytes: verificationJSON.bytes(verification), status: status)
-        response.headers.add("ETag", verification.etag)
+    /// The verification as JSON, with its ETag. With a `ticket` (taken before the verification
+    /// was read), what is written is kept for the next answer about the same verification.
+    func respond(_ verification: Verification, status: Int = 200, ticket: ReadMemo<Rendered>.Ticket? = nil) -> Response {
+        let id = verification.id.rawValue
+        let answer: Rendered
+        if let known = rendered.value(for: id, where: { $0.verification == verification }) {
+            answer = known
+        } else {
+            answer = Rendered(verification: verification, body: verificationJSON.bytes(verification), etag: verification.etag)
+            if let ticket { rendered.remember(answer, for: id, ticket: ticket) }
+        }
+        var response = Response.json(bytes: answer.body, status: status)
+        response.headers.add("ETag", answer.etag)
         response.headers.add("Cache-Control", "no-store")
         return response
     }
@@ -116,6 +136,7 @@ struct VerificationRoutes {
         }
         // Per account and verification, so one account cannot exhaust another's budget. A
         // long-poll counts once, however long it waits.
+        let ticket = rendered.ticket(for: id.rawValue)
         let (decision, found) = try poll(account: account, id: id)
         guard decision.allowed else {
             throw DomainError.rateLimited(
@@ -126,7 +147,7 @@ struct VerificationRoutes {
             throw DomainError.notFound(what: "verification")
         }
         let presented = request.headers["If-None-Match"]
-        guard let presented, Self.matches(presented, current.etag) else { return .ready(try respond(current)) }
+        guard let presented, Self.matches(presented, current.etag) else { return .ready(respond(current, ticket: ticket)) }
         guard wait > 0 else { return .ready(notModified(current)) }
 
         let accountID = account.id
@@ -137,7 +158,7 @@ struct VerificationRoutes {
                 guard let now = try store.verification(accountID: accountID, id: id) else {
                     return Problem.notFound("No such verification.").response
                 }
-                return Self.matches(presented, now.etag) ? nil : try respond(now)
+                return Self.matches(presented, now.etag) ? nil : respond(now)
             } catch {
                 return Problem.internalError.response
             }

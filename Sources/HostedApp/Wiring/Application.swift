@@ -131,13 +131,16 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         try files.response(for: configuration.publicDirectory.appendingPathComponent("openapi.yaml"), request: request)
     }
     // The customer API, behind API-key authentication (a body is read only for a live key).
+    let renderedVerifications = ReadMemo<VerificationRoutes.Rendered>(capacity: 1024)
+    changes.subscribe { key in renderedVerifications.forget(key) }
     let verificationRoutes = VerificationRoutes(
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                                      policy: policy, clock: clock, random: random),
         store: verifications, longPoll: longPoll,
         verificationJSON: APIObjects.VerificationJSON(publicURL: configuration.publicURL), clock: clock,
-        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst, pollLeases: PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst))
+        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst, pollLeases: PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst),
+        rendered: renderedVerifications)
     let apiKeys = APIKeyAuthentication(accounts: accounts)
     routes.group(apiKeys) { routes in
         AccountRoutes().register(in: &routes)
@@ -182,7 +185,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let decisions = DecisionService(verifications: verifications, notes: reviewNotes, clock: clock, random: random)
     routes.group(apiKeys) { routes in
         DecisionRoutes(guards: guards, decisions: decisions, verifications: verifications, artifacts: artifacts,
-                       respond: { try verificationRoutes.respond($0, status: $1) }).register(in: &routes)
+                       respond: { verificationRoutes.respond($0, status: $1) }).register(in: &routes)
     }
     // The operator console: its own session cookie, and the same decision rules as the API.
     let operatorStore = OperatorStore(database: database)

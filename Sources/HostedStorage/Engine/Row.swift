@@ -33,12 +33,18 @@ public final class ResultColumns: Sendable {
     }
 
     private static func slot(of name: String, in count: Int) -> Int {
-        var name = name
-        let hash = name.withUTF8 { bytes in
-            bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 32)) & (count - 1)
+        fnv1aSlot(name, count: count)
     }
+}
+
+/// `text`'s slot among `count` (a power of two): FNV-1a over its UTF-8 bytes, folded to 32 bits.
+/// Cheap for the short names and ids it hashes, and the same in every process.
+func fnv1aSlot(_ text: String, count: Int) -> Int {
+    var text = text
+    let hash = text.withUTF8 { bytes in
+        bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+    return Int(truncatingIfNeeded: hash ^ (hash >> 32)) & (count - 1)
 }
 
 /// One result row, with typed accessors that throw `DatabaseError.decoding` on a type mismatch.

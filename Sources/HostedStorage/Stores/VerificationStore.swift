@@ -10,13 +10,19 @@ public struct VerificationStore: Sendable {
     private let changes: any ChangeFeed
     let events: EventStore
     let clock: any WallClock
+    /// Decoded verifications of recent reads (`VerificationStore+Memo.swift`), dropped when the
+    /// change feed says one changed.
+    let decoding: VerificationDecoding
 
     public init(database: any Database, changes: any ChangeFeed, events: EventStore? = nil,
-                clock: any WallClock = SystemWallClock()) {
+                clock: any WallClock = SystemWallClock(), memoCapacity: Int = 1024) {
         self.database = database
         self.changes = changes
         self.events = events ?? EventStore(database: database)
         self.clock = clock
+        let decoding = VerificationDecoding(capacity: memoCapacity)
+        changes.subscribe { [memo = decoding.memo] key in memo.forget(key) }
+        self.decoding = decoding
     }
 
     static let columns = """
@@ -75,9 +81,10 @@ public struct VerificationStore: Sendable {
     /// The account's open (not canceled, not expired) verification of this user and workflow,
     /// as stored (it may be past its time: the caller checks), or nil.
     public func openVerification(accountID: ObjectID, userID: String, workflowKey: String) throws -> Verification? {
-        try database.query(SQL(unsafeSQL: Self.openText,
-                               bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]))
-            .first.map(Self.verification(from:))
+        let ticket = readTicket(for: nil)
+        return try database.query(SQL(unsafeSQL: Self.openText,
+                                      bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]))
+            .first.map { try decoded($0, ticket: ticket) }
     }
 
     /// The open verification of account `$1`, user `$2` and workflow `$3` (built once: every
@@ -94,8 +101,9 @@ public struct VerificationStore: Sendable {
     }
 
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
-        try database.query(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]))
-            .first.map(Self.verification(from:)).map(expireIfDue)
+        let ticket = readTicket(for: id)
+        return try database.query(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]))
+            .first.map { try decoded($0, ticket: ticket) }.map(expireIfDue)
     }
 
     /// The read of verification `$1` of account `$2` (built once: polls run it).
@@ -119,12 +127,13 @@ public struct VerificationStore: Sendable {
                                                                                            interval: interval, burst: burst, cost: cost)
             return (decision, decision.allowed ? try verification(accountID: accountID, id: id) : nil)
         }
+        let ticket = readTicket(for: id)
         guard let row = try database.query(SQL(unsafeSQL: Self.pollText,
                                                bindings: cell.bindings + [.text(id.rawValue), .text(accountID.rawValue)])).first
         else { throw DatabaseError.serializationFailure }
         let decision = try cell.decision(row, tat: "cell_tat", allowed: "cell_allowed")
         guard decision.allowed, try row.optionalString("id") != nil else { return (decision, nil) }
-        return (decision, try expireIfDue(Self.verification(from: row)))
+        return (decision, try expireIfDue(decoded(row, ticket: ticket)))
     }
 
     /// The poll's one statement (built once): the bucket's upsert (`$1`–`$4`, see
@@ -257,6 +266,7 @@ public struct VerificationStore: Sendable {
             }
             return verification
         }
+        decoding.memo.forget(id.rawValue)
         changes.publish(id.rawValue)
         if queued > 0 { changes.publish(WebhookStore.wakeKey) }
         return updated
