@@ -15,12 +15,12 @@ public struct VerificationStore: Sendable {
     let decoding: VerificationDecoding
 
     public init(database: any Database, changes: any ChangeFeed, events: EventStore? = nil,
-                clock: any WallClock = SystemWallClock(), memoCapacity: Int = 1024) {
+                clock: any WallClock = SystemWallClock()) {
         self.database = database
         self.changes = changes
         self.events = events ?? EventStore(database: database)
         self.clock = clock
-        let decoding = VerificationDecoding(capacity: memoCapacity)
+        let decoding = VerificationDecoding(capacity: 1024)
         changes.subscribe { [memo = decoding.memo] key in memo.forget(key) }
         self.decoding = decoding
     }
