@@ -32,10 +32,17 @@ public final class ServerProcess {
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// SIGTERM, then the exit status.
+    /// SIGTERM, then the exit status. A process that did not exit 0 has the end of its log
+    /// written to the test's standard error, because its log directory is usually removed next
+    /// and a crash on shutdown (exit 134) would otherwise leave nothing to read.
     @discardableResult
     public func stop() -> Int32? {
         process.signal(SIGTERM)
-        return process.wait(timeout: 20)
+        let status = process.wait(timeout: 20)
+        if status != 0 {
+            let tail = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
+            FileHandle.standardError.write(Data("hosted serve on port \(port) exited \(status.map(String.init) ?? "(still running)"); its log ends:\n\(tail)\n".utf8))
+        }
+        return status
     }
 }
