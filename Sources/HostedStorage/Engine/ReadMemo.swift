@@ -33,6 +33,10 @@ public final class ReadMemo<Value: Sendable>: @unchecked Sendable {
     private var generations: [UInt64]
     private var forgets: UInt64 = 0
 
+    /// The slots of the service's memos: at most this many verifications are kept, each in the
+    /// slot its id hashes to.
+    public static var standardCapacity: Int { 1024 }
+
     /// `capacity` is rounded up to a power of two; 0 keeps nothing.
     public init(capacity: Int) {
         var count = capacity > 0 ? 1 : 0

@@ -18,8 +18,8 @@ final class VerificationDecoding: @unchecked Sendable {
     /// there in that order). Held strongly, so an identity is never that of a freed layout.
     private var layouts: [(layout: ResultColumns, start: Int?)] = []
 
-    init(capacity: Int) {
-        memo = ReadMemo(capacity: capacity)
+    init() {
+        memo = ReadMemo(capacity: ReadMemo<Decoded>.standardCapacity)
     }
 
     /// Where the verification's columns start in `layout`, checked once per layout by name.

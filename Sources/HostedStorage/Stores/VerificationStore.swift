@@ -20,7 +20,7 @@ public struct VerificationStore: Sendable {
         self.changes = changes
         self.events = events ?? EventStore(database: database)
         self.clock = clock
-        let decoding = VerificationDecoding(capacity: 1024)
+        let decoding = VerificationDecoding()
         changes.subscribe { [memo = decoding.memo] key in memo.forget(key) }
         self.decoding = decoding
     }
