@@ -6,8 +6,12 @@ import Foundation
 /// does not work through PgBouncer in transaction mode) on a thread of its own, reconnecting
 /// after a failure and then telling subscribers that anything may have changed.
 ///
-/// `@unchecked Sendable`: `stopped` is guarded by `lock`; the connection is touched only by
-/// the listener thread.
+/// `stop()` wakes the listener and returns once its thread has closed the connection, so no
+/// subscriber is called after it (a process that exits with the listener still running can
+/// have it call into what is being torn down).
+///
+/// `@unchecked Sendable`: `stopped` and `joined` are guarded by `lock`; the connection is
+/// touched only by the listener thread; the wake pipe's ends are fixed at init.
 public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     public static let channel = "hosted_changes"
     private let url: String
@@ -15,11 +19,23 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     private let local = LocalChangeFeed()
     private let lock = NSLock()
     private var stopped = false
+    private var joined = false
     private let ready = DispatchSemaphore(value: 0)
+    /// Signalled when the listener thread is done.
+    private let finished = DispatchSemaphore(value: 0)
+    /// Written once by `stop()`; the listener polls the read end beside its connection.
+    private let wake: (read: Int32, write: Int32)
 
     public init(url: String, database: any Database) {
         self.url = url
         self.database = database
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            wake = (ends[0], ends[1])
+        } else {
+            wake = (-1, -1)  // stop() then waits for the listener's next half-second poll
+        }
         let thread = Thread { [weak self] in self?.run() }
         thread.name = "hosted-listen"
         thread.start()
@@ -36,11 +52,24 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
         local.subscribe(handler)
     }
 
-    /// The listener thread notices within half a second and closes its connection.
+    /// Wakes the listener thread and waits (up to 5 s) until it has closed its connection.
     public func stop() {
         lock.lock()
         stopped = true
+        let first = !joined
+        joined = true
         lock.unlock()
+        guard first else { return }
+        if wake.write >= 0 {
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
+        _ = finished.wait(timeout: .now() + 5)
+    }
+
+    deinit {
+        if wake.read >= 0 { close(wake.read) }
+        if wake.write >= 0 { close(wake.write) }
     }
 
     private var isStopped: Bool {
@@ -50,6 +79,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     }
 
     private func run() {
+        defer { finished.signal() }
         var signalledReady = false
         while !isStopped {
             // libpq allocates a connection object even when connecting fails: it is freed on
@@ -68,7 +98,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
             } else {
                 if !signalledReady { ready.signal(); signalledReady = true }
             }
-            if !isStopped { usleep(500_000) }
+            if !isStopped { pause(milliseconds: 500) }
         }
     }
 
@@ -76,9 +106,11 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     private func listen(on connection: OpaquePointer) {
         let socket = PQsocket(connection)
         while !isStopped {
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 500)
+            var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, wake.read >= 0 ? 2 : 1, 500)
             if ready < 0 && errno != EINTR { return }
+            if isStopped { return }
             guard PQconsumeInput(connection) == 1 else { return }
             while let notification = PQnotifies(connection) {
                 let payload = String(cString: notification.pointee.extra)
@@ -87,5 +119,12 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
             }
             if PQstatus(connection) != CONNECTION_OK { return }
         }
+    }
+
+    /// Sleeps up to `milliseconds`, ending early when `stop()` wakes the thread.
+    private func pause(milliseconds: Int32) {
+        guard wake.read >= 0 else { usleep(UInt32(milliseconds) * 1000); return }
+        var descriptor = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, milliseconds)
     }
 }
