@@ -7,6 +7,11 @@ extension HTTPServer {
                               detail: "The server is receiving too many uploads at once. Please try again.",
                               headers: [("Retry-After", "2")])
 
+    /// The server is stopping: a long-poll still waiting is answered with this.
+    static let shuttingDown = Problem(status: 503, code: "shutting_down", title: "Service Unavailable",
+                                      detail: "The server is restarting. Please try again.",
+                                      headers: [("Retry-After", "1")])
+
     /// A request whose framing could be read two ways: refused, and its connection closed.
     static func malformed(_ reason: String) -> Response {
         var response = Problem(status: 400, code: "malformed_request", title: "Bad Request", detail: reason).response

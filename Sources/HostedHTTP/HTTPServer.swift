@@ -22,6 +22,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// Connections waiting for a deferred response (under `lock`), answered at shutdown if their
     /// work has not finished by the end of the grace period.
     private var suspendedConnections: [ObjectIdentifier: Suspended] = [:]
+    /// Set (under `lock`) once shutdown answers the suspended connections: from then on none is
+    /// suspended, because libmicrohttpd aborts the process when it is stopped with one that is.
+    private var stopping = false
+    /// `MHD_resume_connection` calls under way on other threads (under `lock`): the daemon is
+    /// stopped only when none is, so no resume runs while it frees its connections.
+    private var resumesInProgress = 0
 
     /// The bound port, known after `start()`.
     public private(set) var port: UInt16 = 0
@@ -70,6 +76,9 @@ public final class HTTPServer: @unchecked Sendable {
             }
         }
         guard let started else { throw .cannotListen(host: configuration.host, port: configuration.port) }
+        lock.lock()
+        stopping = false
+        lock.unlock()
         daemon = started
         port = hosted_mhd_bound_port(started)
     }
@@ -98,14 +107,15 @@ public final class HTTPServer: @unchecked Sendable {
         while currentInFlight > 0 && Date() < deadline {
             usleep(5_000)
         }
-        // A connection still suspended must not outlive the daemon (resuming it later would touch
-        // freed memory): answer it now, and give the workers a moment to send the answers.
-        if answerSuspended(with: Problem(status: 503, code: "shutting_down", title: "Service Unavailable",
-                                         detail: "The server is restarting. Please try again.",
-                                         headers: [("Retry-After", "1")]).response) {
+        // A connection still suspended must not outlive the daemon (libmicrohttpd panics, and
+        // resuming it later would touch freed memory): answer it now, and give the workers a
+        // moment to send the answers.
+        if answerSuspendedAndStopSuspending() {
             let flushDeadline = Date().addingTimeInterval(1)
             while currentInFlight > 0 && Date() < flushDeadline { usleep(5_000) }
         }
+        // Each resume under way is one short library call: wait it out.
+        while resumingNow > 0 { usleep(1_000) }
         MHD_stop_daemon(daemon)
         if listenSocket >= 0 { close(listenSocket) }
         self.daemon = nil
@@ -117,6 +127,12 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return inFlight
+    }
+
+    private var resumingNow: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return resumesInProgress
     }
 
     private func adjustInFlight(_ delta: Int) {
@@ -291,11 +307,19 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Suspends the connection (its worker moves on) until the deferred response completes.
+    /// Once shutdown has answered the suspended connections, a new deferred response is refused
+    /// at once instead.
     private func suspend(_ connection: OpaquePointer, _ exchange: Exchange, _ deferred: DeferredResponse) -> MHD_Result {
+        let suspended = Suspended(connection: connection, exchange: exchange)
+        // Suspending and registering happen together under the lock, so shutdown either sees
+        // this connection (and answers it) or has already refused it.
+        lock.lock()
+        guard !stopping else {
+            lock.unlock()
+            return answer(connection, exchange, Self.shuttingDown.response)
+        }
         exchange.phase = .waiting
         MHD_suspend_connection(connection)
-        let suspended = Suspended(connection: connection, exchange: exchange)
-        lock.lock()
         suspendedConnections[ObjectIdentifier(suspended)] = suspended
         lock.unlock()
         deferred.start { [self] response in resume(suspended, with: response) }
@@ -308,15 +332,22 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         suspendedConnections[ObjectIdentifier(suspended)] = nil
         suspended.exchange.readyResponse = response
+        resumesInProgress += 1
         lock.unlock()
         MHD_resume_connection(suspended.connection)
+        lock.lock()
+        resumesInProgress -= 1
+        lock.unlock()
     }
 
-    /// Answers every connection still waiting for a deferred response; true if there were any.
-    private func answerSuspended(with response: Response) -> Bool {
+    /// Answers every connection still waiting for a deferred response, and refuses to suspend
+    /// any more; true if there were any.
+    private func answerSuspendedAndStopSuspending() -> Bool {
         lock.lock()
+        stopping = true
         let waiting = Array(suspendedConnections.values)
         lock.unlock()
+        let response = Self.shuttingDown.response
         for suspended in waiting { resume(suspended, with: response) }
         return !waiting.isEmpty
     }

@@ -253,6 +253,45 @@ import Testing
         for completion in pending.all { completion(Response(status: 200)) }
     }
 
+    /// Long-polls keep arriving on open keep-alive connections while the server stops, and their
+    /// work finishes a moment later. libmicrohttpd aborts the process when it is stopped with a
+    /// connection still suspended, so once shutdown has answered the waiting ones, a new one is
+    /// refused at once (503) instead of being suspended. Without that this aborts in the first
+    /// rounds; with it every round ends, and every answer is a 200 or the 503.
+    @Test func longPollsArrivingDuringShutdownNeverAbortTheProcess() throws {
+        for _ in 0..<4 {
+            var routes = Router.Builder()
+            routes.addDeferrable("GET", "/wait") { _, _ in
+                .later { complete in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { complete(Response(status: 200)) }
+                }
+            }
+            let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 4, connectionTimeoutSeconds: 5),
+                                    responder: routes.build(), log: MemoryLog())
+            try server.start()
+            let port = server.port
+            let stop = Counter()
+            let answered = Counter()
+            let unexpected = Counter()
+            let group = DispatchGroup()
+            for _ in 0..<8 {
+                DispatchQueue.global().async(group: group) {
+                    guard let connection = try? RawHTTPConnection(port: port, timeoutSeconds: 3) else { return }
+                    while stop.value == 0 {
+                        guard let response = try? connection.request("GET", "/wait") else { return }
+                        answered.increment()
+                        if response.status != 200 && response.status != 503 { unexpected.increment() }
+                    }
+                }
+            }
+            #expect(eventually { answered.value >= 8 }, "the long-polls were not answered before the shutdown")
+            server.shutdown(gracePeriod: 0.01)
+            stop.increment()
+            group.wait()
+            #expect(unexpected.value == 0)
+        }
+    }
+
     @Test func refusesAPortInUse() throws {
         try withServer { server, _ in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port), responder: Self.makeRouter())
