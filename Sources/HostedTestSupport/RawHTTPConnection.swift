@@ -23,11 +23,21 @@ public final class RawHTTPConnection: @unchecked Sendable {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    public init(port: UInt16, host: String = "127.0.0.1", timeoutSeconds: Int = 15) throws {
+    /// `from`: the loopback address to connect from (any of 127.0.0.0/8), e.g. to be another peer.
+    public init(port: UInt16, host: String = "127.0.0.1", from source: String? = nil, timeoutSeconds: Int = 15) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket() failed: \(errno)") }  // deinit's close(-1) is a no-op
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &local.sin_addr) == 1 else { throw Failure(description: "not an IPv4 address: \(source)") }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw Failure(description: "bind(\(source)) failed: \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

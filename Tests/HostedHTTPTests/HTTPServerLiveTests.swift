@@ -292,6 +292,20 @@ import Testing
         }
     }
 
+    /// The peer's address reaches the handler as text, for IPv4 peers with one-, two- and
+    /// three-digit parts and zeros (all of 127.0.0.0/8 is this machine's loopback).
+    @Test(arguments: ["127.0.0.1", "127.10.200.3", "127.255.0.99", "127.1.20.255"])
+    func thePeerAddressIsTheClientsAddress(_ source: String) throws {
+        var routes = Router.Builder()
+        routes.add("GET", "/peer") { request, _ in Response(status: 200, body: Array(request.peerAddress.utf8)) }
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), responder: routes.build(), log: MemoryLog())
+        try server.start()
+        defer { server.shutdown(gracePeriod: 0) }
+        let response = try RawHTTPConnection(port: server.port, from: source).request("GET", "/peer")
+        #expect(response.status == 200)
+        #expect(response.text == source)
+    }
+
     @Test func refusesAPortInUse() throws {
         try withServer { server, _ in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port), responder: Self.makeRouter())
