@@ -22,19 +22,19 @@ public struct AccessLogEntry: Sendable {
     /// Appends the JSON object's bytes, built by hand: this runs for every request, and a
     /// general-purpose encoder (or String concatenation) costs more than the rest of a small request.
     public func appendJSONLine(to line: inout [UInt8]) {
-        line.append(contentsOf: #"{"time":""#.utf8)
+        Self.literal(#"{"time":""#, to: &line)
         RFC3339.append(time, milliseconds: true, to: &line)
-        line.append(contentsOf: #"","request_id":"#.utf8)
+        Self.literal(#"","request_id":"#, to: &line)
         JSONText.appendString(requestID, to: &line)
-        line.append(contentsOf: #","method":"#.utf8)
+        Self.literal(#","method":"#, to: &line)
         JSONText.appendString(method, to: &line)
-        line.append(contentsOf: #","path":"#.utf8)
+        Self.literal(#","path":"#, to: &line)
         JSONText.appendString(path, to: &line)
-        line.append(contentsOf: #","status":"#.utf8)
+        Self.literal(#","status":"#, to: &line)
         JSONText.appendInt(status, to: &line)
-        line.append(contentsOf: #","bytes":"#.utf8)
+        Self.literal(#","bytes":"#, to: &line)
         JSONText.appendInt(bytes, to: &line)
-        line.append(contentsOf: #","duration_ms":"#.utf8)
+        Self.literal(#","duration_ms":"#, to: &line)
         let micros = Int((durationMilliseconds * 1000).rounded())
         JSONText.appendInt(micros / 1000, to: &line)
         line.append(UInt8(ascii: "."))
@@ -43,6 +43,12 @@ public struct AccessLogEntry: Sendable {
         if fraction < 10 { line.append(UInt8(ascii: "0")) }
         JSONText.appendInt(fraction, to: &line)
         line.append(UInt8(ascii: "}"))
+    }
+
+    /// A literal's bytes copied as one block (through `String.UTF8View` it is a generic loop).
+    @inline(__always)
+    private static func literal(_ text: StaticString, to line: inout [UInt8]) {
+        text.withUTF8Buffer { line.append(contentsOf: $0) }
     }
 }
 

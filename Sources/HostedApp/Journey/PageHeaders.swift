@@ -19,10 +19,22 @@ enum PageHeaders {
     /// Adds each header of `journey` that `response` does not set itself, when it is an HTML
     /// page or a file under `/assets/`.
     static func apply(to response: inout Response, path: String) {
-        let isHTML = response.headers["Content-Type"]?.lowercased().hasPrefix("text/html") == true
-        guard isHTML || path.hasPrefix("/assets/") else { return }
+        guard isHTML(response.headers["Content-Type"]) || path.hasPrefix("/assets/") else { return }
         for (name, value) in journey where !response.headers.contains(name) {
             response.headers.add(name, value)
         }
+    }
+
+    /// Whether a `Content-Type` names HTML (`text/html`, any letter case, any parameters), read
+    /// in place: this runs for every response, most of them JSON.
+    static func isHTML(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        var bytes = contentType.utf8.makeIterator()
+        for expected in "text/html".utf8 {
+            guard let byte = bytes.next() else { return false }
+            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            guard lower == expected else { return false }
+        }
+        return true
     }
 }
