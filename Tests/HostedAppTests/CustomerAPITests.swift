@@ -98,6 +98,10 @@ import Testing
         #expect(code(unregistered, f) == "return_url_not_registered")
         #expect(code(f.create(extra: #","return_url":"acme://kyc/done""#), f) == "return_url_scheme_not_allowed")
         #expect(code(f.create(extra: #","return_url":"http://app.example.com/kyc/done""#), f) == "return_url_not_https")
+        // Fields the API does not know are each named (sorted), even beside valid ones.
+        let typos = f.create(extra: #","nickname":"x","métadata":{},"return_url":null"#)
+        #expect(typos.status == 422)
+        #expect((f.json(typos)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] } == ["métadata", "nickname"])
         let list = f.json(f.get("/v1/verifications"))
         #expect((list["data"] as? [Any])?.isEmpty == true)
     }

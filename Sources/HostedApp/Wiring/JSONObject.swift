@@ -8,7 +8,8 @@ import HostedHTTP
 public struct JSONObject {
     private let values: [String: JSONValue]
     private var errors: [FieldError] = []
-    private var known: Set<String> = []
+    /// The names the handler asked for: a handful, so a list (a set hashed each name twice).
+    private var known: [String] = []
 
     /// Parses `body`; an empty body is an empty object. Malformed JSON is a 400 problem, and so
     /// is an object that names a member twice (parsers disagree on which one counts, so a proxy,
@@ -35,7 +36,7 @@ public struct JSONObject {
     }
 
     public mutating func string(_ key: String, required: Bool = false) -> String? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else {
             if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
             return nil
@@ -52,7 +53,7 @@ public struct JSONObject {
     }
 
     public mutating func int(_ key: String) -> Int? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else { return nil }
         return integer(raw, field: key)
     }
@@ -68,7 +69,7 @@ public struct JSONObject {
 
     /// An object `{member: integer}` with no other members (e.g. `retention.redact_after_seconds`).
     public mutating func int(_ key: String, member: String) -> Int? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .object(let object) = raw else {
             errors.append(FieldError(field: key, message: "must be an object", code: "wrong_type"))
@@ -83,7 +84,7 @@ public struct JSONObject {
 
     /// An array whose elements are all strings.
     public mutating func stringArray(_ key: String) -> [String]? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .array(let array) = raw else {
             errors.append(FieldError(field: key, message: "must be an array of strings", code: "wrong_type"))
@@ -102,7 +103,7 @@ public struct JSONObject {
 
     /// A time given as an RFC 3339 string or as whole Unix seconds.
     public mutating func time(_ key: String, required: Bool = false) -> Date? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else {
             if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
             return nil
@@ -125,7 +126,7 @@ public struct JSONObject {
 
     /// An object whose values are all strings.
     public mutating func stringMap(_ key: String) -> [String: String]? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .object(let object) = raw else {
             errors.append(FieldError(field: key, message: "must be an object of strings", code: "wrong_type"))
@@ -149,7 +150,7 @@ public struct JSONObject {
 
     /// An array of objects with only the `fields` named, each decoded as `T` from its JSON.
     public mutating func objects<T: Decodable>(_ key: String, as type: T.Type, fields: Set<String>) -> [T]? {
-        known.insert(key)
+        known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .array(let array) = raw else {
             errors.append(FieldError(field: key, message: "must be an array", code: "wrong_type"))
