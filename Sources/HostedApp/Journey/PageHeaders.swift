@@ -28,13 +28,6 @@ enum PageHeaders {
     /// Whether a `Content-Type` names HTML (`text/html`, any letter case, any parameters), read
     /// in place: this runs for every response, most of them JSON.
     static func isHTML(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        var bytes = contentType.utf8.makeIterator()
-        for expected in "text/html".utf8 {
-            guard let byte = bytes.next() else { return false }
-            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            guard lower == expected else { return false }
-        }
-        return true
+        contentType?.hasCaseInsensitivePrefix("text/html") == true
     }
 }

@@ -131,7 +131,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         try files.response(for: configuration.publicDirectory.appendingPathComponent("openapi.yaml"), request: request)
     }
     // The customer API, behind API-key authentication (a body is read only for a live key).
-    let renderedVerifications = ReadMemo<VerificationRoutes.Rendered>(capacity: ReadMemo<VerificationRoutes.Rendered>.standardCapacity)
+    let renderedVerifications = ReadMemo<VerificationRoutes.Rendered>()
     changes.subscribe { key in renderedVerifications.forget(key) }
     let verificationRoutes = VerificationRoutes(
         guards: guards,

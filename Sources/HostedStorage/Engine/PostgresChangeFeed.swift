@@ -10,7 +10,7 @@ import Foundation
 /// subscriber is called after it (a process that exits with the listener still running can
 /// have it call into what is being torn down).
 ///
-/// `@unchecked Sendable`: `stopped` and `joined` are guarded by `lock`; the connection is
+/// `@unchecked Sendable`: `stopped` is guarded by `lock`; the connection is
 /// touched only by the listener thread; the wake pipe's ends are fixed at init.
 public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     public static let channel = "hosted_changes"
@@ -19,11 +19,12 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     private let local = LocalChangeFeed()
     private let lock = NSLock()
     private var stopped = false
-    private var joined = false
     private let ready = DispatchSemaphore(value: 0)
     /// Signalled when the listener thread is done.
     private let finished = DispatchSemaphore(value: 0)
-    /// Written once by `stop()`; the listener polls the read end beside its connection.
+    /// Written once by `stop()`; the listener polls the read end beside its connection. Both
+    /// are -1 if no pipe could be made: poll(2) ignores a negative descriptor, so the listener
+    /// then notices `stop()` at its next half-second timeout instead.
     private let wake: (read: Int32, write: Int32)
 
     public init(url: String, database: any Database) {
@@ -34,7 +35,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
             wake = (ends[0], ends[1])
         } else {
-            wake = (-1, -1)  // stop() then waits for the listener's next half-second poll
+            wake = (-1, -1)
         }
         let thread = Thread { [weak self] in self?.run() }
         thread.name = "hosted-listen"
@@ -55,9 +56,8 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
     /// Wakes the listener thread and waits (up to 5 s) until it has closed its connection.
     public func stop() {
         lock.lock()
+        let first = !stopped
         stopped = true
-        let first = !joined
-        joined = true
         lock.unlock()
         guard first else { return }
         if wake.write >= 0 {
@@ -108,7 +108,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
         while !isStopped {
             var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&descriptors, wake.read >= 0 ? 2 : 1, 500)
+            let ready = poll(&descriptors, 2, 500)
             if ready < 0 && errno != EINTR { return }
             if isStopped { return }
             guard PQconsumeInput(connection) == 1 else { return }
@@ -123,7 +123,6 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
 
     /// Sleeps up to `milliseconds`, ending early when `stop()` wakes the thread.
     private func pause(milliseconds: Int32) {
-        guard wake.read >= 0 else { usleep(UInt32(milliseconds) * 1000); return }
         var descriptor = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, milliseconds)
     }

@@ -33,9 +33,11 @@ public final class ReadMemo<Value: Sendable>: @unchecked Sendable {
     private var generations: [UInt64]
     private var forgets: UInt64 = 0
 
-    /// The slots of the service's memos: at most this many verifications are kept, each in the
-    /// slot its id hashes to.
-    public static var standardCapacity: Int { 1024 }
+    /// A memo of 1,024 slots, as the service's are: at most that many verifications are kept,
+    /// each in the slot its id hashes to.
+    public convenience init() {
+        self.init(capacity: 1024)
+    }
 
     /// `capacity` is rounded up to a power of two; 0 keeps nothing.
     public init(capacity: Int) {

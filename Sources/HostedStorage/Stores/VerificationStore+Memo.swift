@@ -19,7 +19,7 @@ final class VerificationDecoding: @unchecked Sendable {
     private var layouts: [(layout: ResultColumns, start: Int?)] = []
 
     init() {
-        memo = ReadMemo(capacity: ReadMemo<Decoded>.standardCapacity)
+        memo = ReadMemo()
     }
 
     /// Where the verification's columns start in `layout`, checked once per layout by name.
