@@ -1,3 +1,5 @@
+import Foundation
+
 /// A response that is not ready yet (a long-poll). The server suspends the connection — freeing
 /// its worker thread — and calls `start` with a completion; whoever calls the completion (once,
 /// from any thread) resumes the connection with that response.
@@ -22,6 +24,23 @@ public enum Reply: Sendable {
         .deferred(DeferredResponse(start: start))
     }
 
+    /// The reply of work that hands its result to a callback, which may run before `start`
+    /// returns (then the reply is ready, and the connection is never suspended) or later on
+    /// another thread (then it is deferred until the callback runs). The callback runs once.
+    public static func eventually(_ start: (@escaping @Sendable (Reply) -> Void) -> Void) -> Reply {
+        let outcome = EventualReply()
+        start { outcome.settle($0) }
+        return outcome.reply
+    }
+
+    /// Sends this reply's response to `complete`, now or when it is ready.
+    func forward(to complete: @escaping DeferredResponse.Completion) {
+        switch self {
+        case .ready(let response): complete(response)
+        case .deferred(let deferred): deferred.start(complete)
+        }
+    }
+
     /// The response, if it is ready now.
     public var response: Response? {
         if case .ready(let response) = self { return response }
@@ -39,6 +58,45 @@ public enum Reply: Sendable {
         switch self {
         case .ready(let response): return .ready(transform(response))
         case .deferred(let deferred): return .later { complete in deferred.start { complete(transform($0)) } }
+        }
+    }
+}
+
+/// The meeting point of `Reply.eventually`: the reply and the completion waiting for it, whichever
+/// comes first.
+///
+/// `@unchecked Sendable`: `settled` and `waiting` are guarded by `lock`.
+private final class EventualReply: @unchecked Sendable {
+    private let lock = NSLock()
+    private var settled: Reply?
+    private var waiting: DeferredResponse.Completion?
+
+    func settle(_ reply: Reply) {
+        lock.lock()
+        guard let waiting else {
+            settled = reply
+            lock.unlock()
+            return
+        }
+        self.waiting = nil
+        lock.unlock()
+        reply.forward(to: waiting)
+    }
+
+    /// The reply as it stands when the responder returns.
+    var reply: Reply {
+        lock.lock()
+        defer { lock.unlock() }
+        if let settled { return settled }
+        return .later { [self] complete in
+            lock.lock()
+            guard let settled else {
+                waiting = complete
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            settled.forward(to: complete)
         }
     }
 }

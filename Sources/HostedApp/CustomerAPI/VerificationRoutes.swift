@@ -45,7 +45,7 @@ struct VerificationRoutes {
             try list(request, account)
         })
         routes.addDeferrable("GET", "/v1/verifications/{id}") { request, context in
-            try read(request, id: context.parameters["id"] ?? "", try context.account())
+            try read(request, id: context.parameters["id"] ?? "", try context.account(), context: context)
         }
         routes.add("PATCH", "/v1/verifications/{id}", guards.authenticated { request, context, account in
             let id = try Self.id(context)
@@ -101,30 +101,34 @@ struct VerificationRoutes {
     /// One poll of a verification against its bucket, and the verification: from this process's
     /// lease with a plain read, or in one statement that also takes the next lease (see
     /// `PollLeases`); when a whole lease no longer fits the bucket, what is left of the current
-    /// one is used, then one poll is asked for.
-    private func poll(account: Account, id: ObjectID) throws -> (RateLimitStore.Decision, Verification?) {
+    /// one is used, then one poll is asked for. Each statement goes through `Database.submit`, so
+    /// on PostgreSQL no worker thread waits for it: `completion` runs once, later, on the
+    /// pipeline's thread (on SQLite before this returns).
+    private func poll(account: Account, id: ObjectID,
+                      completion: @escaping @Sendable (Result<(RateLimitStore.Decision, Verification?), any Error>) -> Void) {
         let bucket = "poll:\(account.id.rawValue):\(id.rawValue)"
         let now = clock.now()
         let size = pollLeases.size
         let take = pollLeases.take(bucket, at: now)
-        if take == .leased {
-            return (.allowed, try store.verification(accountID: account.id, id: id))
+        let read: @Sendable () -> Void = { [store] in
+            store.verification(accountID: account.id, id: id) { completion($0.map { (.allowed, $0) }) }
         }
-        let leased = try store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
-                                      burst: pollBurst, cost: size)
-        if leased.0.allowed {
-            pollLeases.grant(bucket, count: size - 1, at: now)
-            return leased
+        if take == .leased { return read() }
+        store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
+                     burst: pollBurst, cost: size) { [self] result in
+            guard case .success(let leased) = result, !leased.0.allowed else {
+                if case .success = result { pollLeases.grant(bucket, count: size - 1, at: now) }
+                return completion(result)
+            }
+            if take == .renew, pollLeases.renewalRefused(bucket, at: now) { return read() }
+            guard size > 1 else { return completion(result) }
+            store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
+                         burst: pollBurst, completion: completion)
         }
-        if take == .renew, pollLeases.renewalRefused(bucket, at: now) {
-            return (.allowed, try store.verification(accountID: account.id, id: id))
-        }
-        guard size > 1 else { return leased }
-        return try store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate, burst: pollBurst)
     }
 
     /// `GET /v1/verifications/{id}[?wait=N]` with `If-None-Match`.
-    private func read(_ request: Request, id text: String, _ account: Account) throws -> Reply {
+    private func read(_ request: Request, id text: String, _ account: Account, context: RequestContext) throws -> Reply {
         guard let id = ObjectID(.verification, parsing: text) else { throw DomainError.notFound(what: "verification") }
         var wait = 0
         if let raw = request.queryValue("wait") {
@@ -137,7 +141,27 @@ struct VerificationRoutes {
         // Per account and verification, so one account cannot exhaust another's budget. A
         // long-poll counts once, however long it waits.
         let ticket = rendered.ticket(for: id.rawValue)
-        let (decision, found) = try poll(account: account, id: id)
+        let presented = request.headers["If-None-Match"]
+        let peerAddress = request.peerAddress
+        let log = context.log
+        let seconds = wait
+        return Reply.eventually { settle in
+            poll(account: account, id: id) { polled in
+                do {
+                    settle(try answer(polled.get(), account: account, id: id, ticket: ticket, presented: presented,
+                                      wait: seconds, peerAddress: peerAddress))
+                } catch {
+                    settle(.ready(ErrorBoundary.problem(for: error, log: log).response))
+                }
+            }
+        }
+    }
+
+    /// What a poll answers, once the verification is read: 429, 404, the verification, 304, or a
+    /// long-poll until it changes.
+    private func answer(_ polled: (RateLimitStore.Decision, Verification?), account: Account, id: ObjectID,
+                        ticket: ReadMemo<Rendered>.Ticket, presented: String?, wait: Int, peerAddress: String) throws -> Reply {
+        let (decision, found) = polled
         guard decision.allowed else {
             throw DomainError.rateLimited(
                 detail: "Poll one verification at most \(pollRate) time(s) per second (bursts of \(pollBurst)); use ?wait= to long-poll.",
@@ -146,7 +170,6 @@ struct VerificationRoutes {
         guard let current = found else {
             throw DomainError.notFound(what: "verification")
         }
-        let presented = request.headers["If-None-Match"]
         guard let presented, Self.matches(presented, current.etag) else { return .ready(respond(current, ticket: ticket)) }
         guard wait > 0 else { return .ready(notModified(current)) }
 
@@ -165,7 +188,7 @@ struct VerificationRoutes {
         }
         let timeout: @Sendable () -> Response = { check() ?? notModified(current) }
         let seconds = wait
-        let owners = ["account:\(account.id.rawValue)", "address:\(request.peerAddress)"]
+        let owners = ["account:\(account.id.rawValue)", "address:\(peerAddress)"]
         guard longPoll.reserve(owners: owners) else {
             throw DomainError.rateLimited(
                 detail: "Too many long-polls are waiting for this API key or address (\(longPoll.limitPerOwner)); wait for one to finish.",

@@ -40,6 +40,13 @@ public protocol Database: Sendable {
     /// rolled back if it throws.
     func transaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T
 
+    /// Runs one statement and calls `completion` with its rows or its error: on PostgreSQL
+    /// later, from the pipeline's thread, without holding the caller's thread or a pooled
+    /// connection (`PostgresPipeline`); on SQLite at once, on the caller's thread. `writes`: the
+    /// statement changes something (it then commits on its own). For the statements of the hot
+    /// paths; everything else uses `query`.
+    func submit(_ sql: SQL, writes: Bool, completion: @escaping @Sendable (Result<[Row], any Error>) -> Void)
+
     /// Closes every pooled connection.
     func close()
 
@@ -55,6 +62,11 @@ public struct PoolStatistics: Sendable, Equatable {
 }
 
 extension Database {
+    /// At once, on the caller's thread, on a pooled connection.
+    public func submit(_ sql: SQL, writes: Bool, completion: @escaping @Sendable (Result<[Row], any Error>) -> Void) {
+        completion(Result { try query(sql) })
+    }
+
     /// Runs one statement on a pooled connection; every interpolated value is a bind parameter.
     @discardableResult
     public func query(_ sql: SQL) throws -> [Row] {

@@ -6,6 +6,8 @@ import Glibc
 final class PostgresConnection: DatabaseConnection {
     private let handle: OpaquePointer
     private var statementNames = StatementCache<String>()
+    /// Statements named so far: names are never reused, even for a prepare that failed.
+    private var statementsNamed = 0
     /// Each prepared statement's result columns and their types, read from the first result (a
     /// statement's columns never change), so later results reuse the same strings.
     private var resultColumns: [String: (layout: ResultColumns, types: [Oid])] = [:]
@@ -71,7 +73,7 @@ final class PostgresConnection: DatabaseConnection {
 
     private func prepare(_ sql: String, parameterCount: Int) throws(DatabaseError) -> String {
         if let name = statementNames[sql] { return name }
-        let name = "s\(statementNames.count + 1)"
+        let name = nextStatementName()
         let result = PQprepare(handle, name, sql, 0, nil)
         defer { PQclear(result) }
         try check(result)
@@ -80,9 +82,26 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     /// Text parameters travel in text format, blobs in binary format; results come back as text.
-    /// Every parameter's bytes go into one buffer (text NUL-terminated), and libpq gets pointers
-    /// into it: one allocation for the values, whatever their number.
     private func execute(name: String, _ parameters: [SQLValue]) throws(DatabaseError) -> OpaquePointer? {
+        let result = try Self.withParameters(parameters) { count, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 0)
+        }
+        do {
+            try check(result)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    /// Calls `body` with libpq's parameter arrays for `parameters`. Every parameter's bytes go
+    /// into one buffer (text NUL-terminated), and libpq gets pointers into it: one allocation for
+    /// the values, whatever their number.
+    private static func withParameters<T>(
+        _ parameters: [SQLValue],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> T
+    ) throws(DatabaseError) -> T {
         var storage: [UInt8] = []
         storage.reserveCapacity(128)
         var starts: [Int?] = []
@@ -116,18 +135,11 @@ final class PostgresConnection: DatabaseConnection {
             }
         }
         storage.append(0)  // a base address even when every parameter is NULL or empty
-        let result = storage.withUnsafeBufferPointer { buffer in
+        return storage.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
             let values = starts.map { start in start.map { base + $0 } }
-            return PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+            return body(Int32(parameters.count), values, lengths, formats)
         }
-        do {
-            try check(result)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        return result
     }
 
     private func rows(of result: OpaquePointer?, statement: String) throws(DatabaseError) -> [Row] {
@@ -223,6 +235,109 @@ final class PostgresConnection: DatabaseConnection {
     private func field(_ result: OpaquePointer?, _ code: UInt8) -> String? {
         guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
         return String(cString: value)
+    }
+}
+
+// MARK: - Pipeline mode (`PostgresPipeline`)
+
+extension PostgresConnection {
+    /// One result read from a connection in pipeline mode.
+    enum PipelineResult {
+        /// A statement's rows (none for a statement without any).
+        case rows([Row])
+        /// A statement failed.
+        case failed(DatabaseError)
+        /// A statement was not run, because an earlier one since the last sync failed.
+        case aborted
+        /// A sync point.
+        case synced
+        /// The end of the current statement's results.
+        case end
+    }
+
+    /// Puts the connection in pipeline mode, non-blocking: statements are sent without waiting
+    /// for the answers of those before them.
+    func enterPipelineMode() throws(DatabaseError) {
+        guard PQsetnonblocking(handle, 1) == 0, PQenterPipelineMode(handle) == 1 else {
+            throw .connectionLost(message: String(cString: PQerrorMessage(handle)))
+        }
+    }
+
+    /// The socket to wait on.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Queues `text` with its bindings (preparing it first if this connection has not). Returns
+    /// the statement's name, and whether a prepare was queued ahead of it (its result comes first).
+    func send(_ text: String, bindings parameters: [SQLValue]) throws(DatabaseError) -> (name: String, preparing: Bool) {
+        var preparing = false
+        let name: String
+        if let known = statementNames[text] {
+            name = known
+        } else {
+            name = nextStatementName()
+            guard PQsendPrepare(handle, name, text, 0, nil) == 1 else { throw lostConnection() }
+            statementNames[text] = name
+            preparing = true
+        }
+        let sent = try Self.withParameters(parameters) { count, values, lengths, formats in
+            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0)
+        }
+        guard sent == 1 else { throw lostConnection() }
+        return (name, preparing)
+    }
+
+    /// Forgets that `text` was prepared (its prepare was aborted or failed).
+    func forgetPrepared(_ text: String) {
+        statementNames[text] = nil
+    }
+
+    /// Queues a sync point: the statements since the last one commit (or roll back) together.
+    func sync() throws(DatabaseError) {
+        guard PQpipelineSync(handle) == 1 else { throw lostConnection() }
+    }
+
+    /// Sends what is queued; false if some is still waiting for room in the socket.
+    func flush() throws(DatabaseError) -> Bool {
+        switch PQflush(handle) {
+        case 0: return true
+        case 1: return false
+        default: throw lostConnection()
+        }
+    }
+
+    /// Reads whatever has arrived on the socket.
+    func consumeInput() throws(DatabaseError) {
+        guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { throw lostConnection() }
+    }
+
+    /// True while the next result has not fully arrived.
+    var isBusy: Bool { PQisBusy(handle) == 1 }
+
+    /// The next result; call only when `isBusy` is false. `name` is the statement it belongs to
+    /// (its column layout is kept by name).
+    func nextResult(of name: String) -> PipelineResult {
+        guard let result = PQgetResult(handle) else { return .end }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_PIPELINE_SYNC: return .synced
+        case PGRES_PIPELINE_ABORTED: return .aborted
+        default:
+            do {
+                try check(result)
+                return .rows(try rows(of: result, statement: name))
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
+
+    private func nextStatementName() -> String {
+        statementsNamed += 1
+        return "s\(statementsNamed)"
+    }
+
+    private func lostConnection() -> DatabaseError {
+        .connectionLost(message: String(cString: PQerrorMessage(handle)))
     }
 }
 

@@ -106,6 +106,17 @@ public struct VerificationStore: Sendable {
             .first.map { try decoded($0, ticket: ticket) }.map(expireIfDue)
     }
 
+    /// The same read through `Database.submit`: on PostgreSQL the caller's thread does not wait,
+    /// and `completion` runs later on the pipeline's thread; on SQLite it runs before this returns.
+    public func verification(accountID: ObjectID, id: ObjectID,
+                             completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
+        let ticket = readTicket(for: id)
+        database.submit(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]),
+                        writes: false) { rows in
+            completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket) }.map(expireIfDue) })
+        }
+    }
+
     /// The read of verification `$1` of account `$2` (built once: polls run it).
     private static let readText = "SELECT \(columns) FROM verifications WHERE id = $1 AND account_id = $2"
 
@@ -128,9 +139,35 @@ public struct VerificationStore: Sendable {
             return (decision, decision.allowed ? try verification(accountID: accountID, id: id) : nil)
         }
         let ticket = readTicket(for: id)
-        guard let row = try database.query(SQL(unsafeSQL: Self.pollText,
-                                               bindings: cell.bindings + [.text(id.rawValue), .text(accountID.rawValue)])).first
-        else { throw DatabaseError.serializationFailure }
+        return try pollAnswer(database.query(Self.pollStatement(cell, accountID: accountID, id: id)), cell: cell, ticket: ticket)
+    }
+
+    /// The same poll through `Database.submit`: on PostgreSQL one statement, and the caller's
+    /// thread does not wait (`completion` runs later on the pipeline's thread); on SQLite
+    /// `completion` runs before this returns.
+    public func polled(accountID: ObjectID, id: ObjectID, bucket: String, at time: Date, interval: TimeInterval,
+                       burst: Int, cost: Int = 1,
+                       completion: @escaping @Sendable (Result<(RateLimitStore.Decision, Verification?), any Error>) -> Void) {
+        guard database.dialect == .postgres else {
+            completion(Result { try polled(accountID: accountID, id: id, bucket: bucket, at: time, interval: interval,
+                                           burst: burst, cost: cost) })
+            return
+        }
+        let cell = RateLimitStore.Cell(bucket: bucket, at: time, interval: interval, burst: burst, cost: cost)
+        let ticket = readTicket(for: id)
+        database.submit(Self.pollStatement(cell, accountID: accountID, id: id), writes: true) { rows in
+            completion(Result { try pollAnswer(rows.get(), cell: cell, ticket: ticket) })
+        }
+    }
+
+    private static func pollStatement(_ cell: RateLimitStore.Cell, accountID: ObjectID, id: ObjectID) -> SQL {
+        SQL(unsafeSQL: pollText, bindings: cell.bindings + [.text(id.rawValue), .text(accountID.rawValue)])
+    }
+
+    /// The decision and the verification in the poll statement's one row.
+    private func pollAnswer(_ rows: [Row], cell: RateLimitStore.Cell,
+                            ticket: ReadMemo<VerificationDecoding.Decoded>.Ticket) throws -> (RateLimitStore.Decision, Verification?) {
+        guard let row = rows.first else { throw DatabaseError.serializationFailure }
         let decision = try cell.decision(row, tat: "cell_tat", allowed: "cell_allowed")
         guard decision.allowed, try row.optionalString("id") != nil else { return (decision, nil) }
         return (decision, try expireIfDue(decoded(row, ticket: ticket)))

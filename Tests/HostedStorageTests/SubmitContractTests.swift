@@ -1,0 +1,166 @@
+import Dispatch
+import Foundation
+import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// `Database.submit`, the hot paths' way to the store: on PostgreSQL statements from many
+/// threads share one connection in pipeline mode (`PostgresPipeline`); on SQLite each runs at
+/// once on the caller's thread. Both must give every statement its own answer.
+@Suite struct SubmitContractTests {
+    /// Submits `sql` and waits (up to 10 s) for its answer.
+    private func submitted(_ db: any Database, _ sql: SQL, writes: Bool = false) throws -> Result<[Row], any Error> {
+        let answer = Answers()
+        let done = DispatchSemaphore(value: 0)
+        db.submit(sql, writes: writes) { result in
+            answer.record(0, result)
+            done.signal()
+        }
+        try #require(done.wait(timeout: .now() + 10) == .success, "no answer within 10 s")
+        return try #require(answer.result(0))
+    }
+
+    /// 8 threads submit 50 reads each without waiting: every completion gets the row it asked
+    /// for, and on PostgreSQL they travel in fewer batches than statements.
+    @Test(arguments: Backend.allCases)
+    func concurrentStatementsEachGetTheirOwnRows(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (k BIGINT PRIMARY KEY, v TEXT)") }
+            for k in 0..<400 { try db.query("INSERT INTO t VALUES (\(Int64(k)), \("value \(k)"))") }
+            let answers = Answers()
+            let group = DispatchGroup()
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in 0..<50 {
+                    let k = thread * 50 + index
+                    group.enter()
+                    db.submit("SELECT v FROM t WHERE k = \(Int64(k))", writes: false) { result in
+                        answers.record(k, result)
+                        group.leave()
+                    }
+                }
+            }
+            try #require(group.wait(timeout: .now() + 20) == .success, "not every statement was answered")
+            for k in 0..<400 {
+                let rows = try #require(answers.result(k)).get()
+                #expect(rows.count == 1)
+                #expect(try rows.first?.string("v") == "value \(k)")
+            }
+            if let postgres = db as? PostgresDatabase {
+                let counts = postgres.pipelineStatistics
+                #expect(counts.statements == 400)
+                #expect(counts.batches < counts.statements, "statements waiting together were sent together")
+            }
+        }
+    }
+
+    /// A statement that fails gets its own error; the statements sent with it still run (on
+    /// PostgreSQL those it aborted are sent again) and get their rows.
+    @Test(arguments: Backend.allCases)
+    func aFailingStatementFailsAlone(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            let answers = Answers()
+            let group = DispatchGroup()
+            // On PostgreSQL the sleep holds the pipeline, so the rest wait and go as one batch.
+            let hold: SQL = db.dialect == .postgres ? "SELECT pg_sleep(0.2) IS NULL AS slept" : "SELECT 1 AS slept"
+            group.enter()
+            db.submit(hold, writes: false) { answers.record(-1, $0); group.leave() }
+            for k in 0..<10 {
+                group.enter()
+                let sql: SQL = k == 4 ? "SELECT CAST(\("not a number") AS INTEGER) + 1 AS n" : "SELECT \(Int64(k)) + 1 AS n"
+                db.submit(sql, writes: false) { answers.record(k, $0); group.leave() }
+            }
+            try #require(group.wait(timeout: .now() + 20) == .success)
+            for k in 0..<10 where k != 4 {
+                #expect(try answers.result(k)?.get().first?.int("n") == Int64(k) + 1)
+            }
+            if db.dialect == .postgres {
+                #expect(throws: DatabaseError.self) { try answers.result(4)?.get() }
+                let counts = try #require(db as? PostgresDatabase).pipelineStatistics
+                #expect(counts.retried > 0, "the statements after the failure were aborted and sent again")
+            }
+        }
+    }
+
+    /// Each write commits on its own: a write that fails (a unique violation) rolls back alone,
+    /// and the writes around it stay.
+    @Test(arguments: Backend.allCases)
+    func writesCommitOnTheirOwn(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            try db.withConnection { try $0.executeScript("CREATE TABLE t (k BIGINT PRIMARY KEY)") }
+            let answers = Answers()
+            let group = DispatchGroup()
+            for (index, k) in [1, 2, 1, 3].enumerated() {
+                group.enter()
+                db.submit("INSERT INTO t VALUES (\(Int64(k)))", writes: true) { answers.record(index, $0); group.leave() }
+            }
+            try #require(group.wait(timeout: .now() + 20) == .success)
+            var unique = false
+            if case .failure(DatabaseError.uniqueViolation) = try #require(answers.result(2)) { unique = true }
+            #expect(unique, "the repeated key is refused as a unique violation")
+            for index in [0, 1, 3] { _ = try #require(answers.result(index)).get() }
+            #expect(try db.query("SELECT k FROM t ORDER BY k").map { try $0.int("k") } == [1, 2, 3])
+        }
+    }
+
+    /// On SQLite the completion has run by the time `submit` returns: a poll on SQLite never
+    /// suspends its connection.
+    @Test func onSQLiteTheCompletionRunsBeforeSubmitReturns() throws {
+        try TestDatabase.with(.sqlite) { (db: any Database) throws in
+            let answers = Answers()
+            db.submit("SELECT 7 AS seven", writes: false) { answers.record(0, $0) }
+            #expect(try answers.result(0)?.get().first?.int("seven") == 7)
+        }
+    }
+
+    /// The server ends the pipeline's connection: what was in flight fails with
+    /// `connectionLost`, and the next statements run on a new connection.
+    @Test func postgresPipelineRecoversFromAKilledConnection() throws {
+        try TestDatabase.with(.postgres) { (db: any Database) throws in
+            let pid = try submitted(db, "SELECT pg_backend_pid() AS pid").get()[0].int("pid")
+            let killer = try PostgresDatabase(url: Backend.postgresURL!, poolSize: 1)
+            defer { killer.close() }
+            try killer.query("SELECT pg_terminate_backend(\(pid)::int)")
+            var newPID: Int64?
+            for _ in 0..<20 where newPID == nil {
+                switch try submitted(db, "SELECT pg_backend_pid() AS pid") {
+                case .success(let rows): newPID = try rows[0].int("pid")
+                case .failure(let error):
+                    var lost = false
+                    if case DatabaseError.connectionLost = error { lost = true }
+                    #expect(lost, "\(error)")
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            let recovered = try #require(newPID, "the pipeline did not reconnect")
+            #expect(recovered != pid)
+        }
+    }
+
+    /// After `close()` a statement is answered at once with an error, never left waiting.
+    @Test func postgresSubmitAfterCloseFails() throws {
+        guard Backend.postgres.isAvailable else { return }
+        let test = try Backend.postgres.makeDatabase()
+        defer { test.cleanup() }
+        #expect(try submitted(test.database, "SELECT 1 AS one").get()[0].int("one") == 1)
+        test.database.close()
+        #expect(throws: DatabaseError.self) { try submitted(test.database, "SELECT 1 AS one").get() }
+    }
+}
+
+/// Answers by key, recorded from any thread.
+private final class Answers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Int: Result<[Row], any Error>] = [:]
+
+    func record(_ key: Int, _ result: Result<[Row], any Error>) {
+        lock.lock()
+        results[key] = result
+        lock.unlock()
+    }
+
+    func result(_ key: Int) -> Result<[Row], any Error>? {
+        lock.lock()
+        defer { lock.unlock() }
+        return results[key]
+    }
+}
