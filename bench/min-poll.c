@@ -22,7 +22,15 @@
  * loop of arithmetic, so preemption does not shorten it): how far the rate falls as a front does
  * more work per poll, e.g. as much as hosted does (docs/performance.md, "The budget").
  *
- * Usage: min-poll [--libmicrohttpd] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2
+ * With --pipeline N the front is libmicrohttpd's, and its workers do not wait for the database:
+ * each poll is handed to one of N threads that own one libpq connection each in pipeline mode, the
+ * worker suspends the connection and moves on, and the thread sends every poll queued as one batch
+ * (one sync point; with SYNC_EACH=1 in the environment one per statement) and resumes each
+ * connection as its row arrives. --work-us then spends a third of its work before the hand-over
+ * and the rest after the resume, on the worker. This is what hosted's poll does on PostgreSQL
+ * (docs/performance.md, "One connection, many statements in flight").
+ *
+ * Usage: min-poll [--libmicrohttpd | --pipeline N] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 enum { MAX_CONNECTIONS = 256, REQUEST_BYTES = 8192, BODY_BYTES = 16384 };
@@ -202,6 +211,158 @@ static enum MHD_Result answer_mhd(void *cls, struct MHD_Connection *connection, 
     return queued;
 }
 
+
+/* --pipeline N: the libmicrohttpd front hands each poll to one of N executor threads, each owning
+   one libpq connection in pipeline mode; a worker suspends the connection and moves on, the
+   executor sends whatever polls are queued as one batch (one Sync) and resumes each connection
+   as its row arrives. */
+enum { RING = 1024 };
+struct item { struct MHD_Connection *connection; int state, status, length; char body[4096]; };
+struct executor {
+    pthread_mutex_t lock;
+    struct item *queued[RING]; int queued_count; int sleeping; int wake_fd;
+    PGconn *database;
+    struct item *ring[RING]; int head, tail; /* in flight; NULL = a Sync */
+};
+static int sync_each;
+static struct executor *executors; static int executor_count;
+static __thread int thread_executor = -1; static int next_executor;
+
+static void render_item(PGresult *result, struct item *item) {
+    char body[BODY_BYTES];
+    if (PQresultStatus(result) != PGRES_TUPLES_OK || PQntuples(result) != 1) {
+        item->status = 500; item->length = snprintf(item->body, sizeof item->body, "{\"error\":\"no row\"}");
+        return;
+    }
+    int length = render(result, body);
+    if (length < 0 || length > (int)sizeof item->body) { item->status = 500; item->length = 0; return; }
+    memcpy(item->body, body, (size_t)length); item->length = length; item->status = 200;
+}
+
+static void *execute(void *argument) {
+    struct executor *e = argument;
+    int fd = PQsocket(e->database);
+    struct item *batch[RING];
+    int got_row = 0;
+    for (;;) {
+        pthread_mutex_lock(&e->lock);
+        int count = e->queued_count;
+        memcpy(batch, e->queued, (size_t)count * sizeof batch[0]);
+        e->queued_count = 0;
+        int idle = count == 0 && e->head == e->tail;
+        e->sleeping = idle;
+        pthread_mutex_unlock(&e->lock);
+        if (count > 0) {
+            for (int i = 0; i < count; i++) {
+                if (!PQsendQueryPrepared(e->database, "poll", 2, params, NULL, NULL, 0)) fail(PQerrorMessage(e->database));
+                e->ring[e->tail++ % RING] = batch[i];
+                if (sync_each) { if (!PQpipelineSync(e->database)) fail("sync"); e->ring[e->tail++ % RING] = NULL; }
+            }
+            if (!sync_each) { if (!PQpipelineSync(e->database)) fail("sync");
+            e->ring[e->tail++ % RING] = NULL; }
+            int flushed;
+            while ((flushed = PQflush(e->database)) == 1) {
+                struct pollfd out = {.fd = fd, .events = POLLOUT | POLLIN};
+                poll(&out, 1, -1);
+                if (out.revents & POLLIN) PQconsumeInput(e->database);
+            }
+            if (flushed < 0) fail("flush");
+        }
+        struct pollfd fds[2] = {{.fd = e->wake_fd, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+        if (poll(fds, e->head == e->tail ? 1 : 2, -1) < 0) { if (errno == EINTR) continue; fail("poll"); }
+        if (fds[0].revents & POLLIN) { unsigned long long n; if (read(e->wake_fd, &n, sizeof n) < 0) {} }
+        if (e->head == e->tail || !(fds[1].revents & POLLIN)) continue;
+        if (!PQconsumeInput(e->database)) fail(PQerrorMessage(e->database));
+        while (e->head != e->tail && !PQisBusy(e->database)) {
+            struct item *item = e->ring[e->head % RING];
+            PGresult *result = PQgetResult(e->database);
+            if (item == NULL) {  /* the batch's Sync */
+                if (result && PQresultStatus(result) != PGRES_PIPELINE_SYNC) fail("expected a sync");
+                PQclear(result); e->head++; continue;
+            }
+            if (result) { if (!got_row) render_item(result, item); got_row = 1; PQclear(result); continue; }
+            got_row = 0; e->head++;
+            item->state = 2;
+            MHD_resume_connection(item->connection);
+        }
+    }
+    return NULL;
+}
+
+static void enqueue(struct item *item) {
+    if (thread_executor < 0) thread_executor = __atomic_fetch_add(&next_executor, 1, __ATOMIC_RELAXED) % executor_count;
+    struct executor *e = &executors[thread_executor];
+    pthread_mutex_lock(&e->lock);
+    if (e->queued_count >= RING) fail("queue full");
+    e->queued[e->queued_count++] = item;
+    int wake = e->sleeping; e->sleeping = 0;
+    pthread_mutex_unlock(&e->lock);
+    if (wake) { unsigned long long one = 1; if (write(e->wake_fd, &one, sizeof one) < 0) fail("wake"); }
+}
+
+static enum MHD_Result answer_pipelined(void *cls, struct MHD_Connection *connection, const char *url,
+                                        const char *method, const char *version, const char *upload,
+                                        size_t *upload_size, void **slot) {
+    (void)cls, (void)url, (void)method, (void)version, (void)upload;
+    if (*slot == NULL) {
+        struct item *item = malloc(sizeof *item);
+        if (!item) return MHD_NO;
+        item->connection = connection; item->state = 0;
+        *slot = item;
+        return MHD_YES;
+    }
+    struct item *item = *slot;
+    if (*upload_size != 0) { *upload_size = 0; return MHD_YES; }
+    if (item->state == 0) {
+        item->state = 1;
+        if (work_iterations) work(work_iterations / 3);
+        MHD_suspend_connection(connection);
+        enqueue(item);
+        return MHD_YES;
+    }
+    if (item->state != 2) return MHD_YES;
+    if (work_iterations) work(work_iterations - work_iterations / 3);
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer((size_t)item->length, item->body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return MHD_NO;
+    MHD_add_response_header(response, "Content-Type", "application/json");
+    enum MHD_Result queued = MHD_queue_response(connection, (unsigned int)item->status, response);
+    MHD_destroy_response(response);
+    return queued;
+}
+
+static void completed(void *cls, struct MHD_Connection *connection, void **slot, enum MHD_RequestTerminationCode code) {
+    (void)cls, (void)connection, (void)code;
+    free(*slot); *slot = NULL;
+}
+
+static void serve_pipelined(int threads, int count) {
+    executor_count = count; sync_each = getenv("SYNC_EACH") != NULL;
+    executors = calloc((size_t)count, sizeof *executors);
+    for (int i = 0; i < count; i++) {
+        struct executor *e = &executors[i];
+        pthread_mutex_init(&e->lock, NULL);
+        e->wake_fd = eventfd(0, EFD_CLOEXEC);
+        e->database = connect_database();
+        if (!PQenterPipelineMode(e->database) || PQsetnonblocking(e->database, 1) != 0) fail("pipeline mode");
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, execute, e) != 0) fail("pthread_create");
+    }
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC
+                         | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    struct MHD_Daemon *daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer_pipelined, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_END);
+    if (!daemon) fail("MHD_start_daemon");
+    pause();
+}
+
 static void serve_mhd(int threads) {
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -217,11 +378,14 @@ static void serve_mhd(int threads) {
 }
 
 int main(int argc, char **argv) {
-    int use_mhd = 0;
+    int use_mhd = 0, pipeline = 0;
     long work_us = 0;
     while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
         if (strcmp(argv[1], "--libmicrohttpd") == 0) {
             use_mhd = 1, argc -= 1, argv += 1;
+        } else if (strcmp(argv[1], "--pipeline") == 0 && argc > 2) {
+            pipeline = atoi(argv[2]), argc -= 2, argv += 2;
+            if (pipeline < 1 || pipeline > 16) fail("bad --pipeline");
         } else if (strcmp(argv[1], "--work-us") == 0 && argc > 2) {
             char *end;
             work_us = strtol(argv[2], &end, 10);
@@ -232,7 +396,7 @@ int main(int argc, char **argv) {
         }
     }
     if (argc != 7) {
-        fprintf(stderr, "usage: min-poll [--libmicrohttpd] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
+        fprintf(stderr, "usage: min-poll [--libmicrohttpd | --pipeline N] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
         return 2;
     }
     if (work_us > 0) {
@@ -246,6 +410,7 @@ int main(int argc, char **argv) {
     if (port <= 0 || port > 65535 || threads <= 0 || threads > 64) fail("bad PORT or THREADS");
     conninfo = argv[3], sql = argv[4], params[0] = argv[5], params[1] = argv[6];
     signal(SIGPIPE, SIG_IGN);
+    if (pipeline) serve_pipelined(threads, pipeline);
     if (use_mhd) serve_mhd(threads);
     for (int index = 0; index < threads; index++) {
         pthread_t thread;

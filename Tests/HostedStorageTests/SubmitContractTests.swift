@@ -60,16 +60,24 @@ import Testing
         try TestDatabase.with(backend) { (db: any Database) throws in
             let answers = Answers()
             let group = DispatchGroup()
-            // On PostgreSQL the sleep holds the pipeline, so the rest wait and go as one batch.
-            let hold: SQL = db.dialect == .postgres ? "SELECT pg_sleep(0.2) IS NULL AS slept" : "SELECT 1 AS slept"
+            // On PostgreSQL the sleep holds the pipeline (once its batch is sent), so the rest
+            // wait and go as one batch.
+            let postgres = db as? PostgresDatabase
+            _ = try submitted(db, "SELECT 1 AS ready").get()
+            let batchesBefore = postgres?.pipelineStatistics.batches ?? 0
+            let hold: SQL = db.dialect == .postgres ? "SELECT 1 AS slept FROM pg_sleep(1)" : "SELECT 1 AS slept"
             group.enter()
             db.submit(hold, writes: false) { answers.record(-1, $0); group.leave() }
+            if let postgres {
+                try #require(try eventually { postgres.pipelineStatistics.batches > batchesBefore }, "the hold was not sent")
+            }
             for k in 0..<10 {
                 group.enter()
                 let sql: SQL = k == 4 ? "SELECT CAST(\("not a number") AS INTEGER) + 1 AS n" : "SELECT \(Int64(k)) + 1 AS n"
                 db.submit(sql, writes: false) { answers.record(k, $0); group.leave() }
             }
             try #require(group.wait(timeout: .now() + 20) == .success)
+            #expect(try answers.result(-1)?.get().first?.int("slept") == 1)
             for k in 0..<10 where k != 4 {
                 #expect(try answers.result(k)?.get().first?.int("n") == Int64(k) + 1)
             }
