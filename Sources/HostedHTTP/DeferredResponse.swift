@@ -1,14 +1,42 @@
 import Foundation
 
-/// A response that is not ready yet (a long-poll). The server suspends the connection — freeing
-/// its worker thread — and calls `start` with a completion; whoever calls the completion (once,
-/// from any thread) resumes the connection with that response.
+/// A response that is not ready yet: a long-poll, a statement in the database pipeline, work that
+/// must go back to a worker thread. The server suspends the connection — freeing its worker
+/// thread — and starts the work; what the work settles with (once, from any thread) resumes the
+/// connection: a response to send, or a reply to go on with.
 public final class DeferredResponse: Sendable {
     public typealias Completion = @Sendable (Response) -> Void
-    public let start: @Sendable (@escaping Completion) -> Void
+    /// What the work settles with: a response (`.ready`), more waiting, or a worker task.
+    public typealias Settle = @Sendable (Reply) -> Void
 
+    /// Starts the work; it calls `settle` once.
+    let begin: @Sendable (@escaping Settle) -> Void
+    /// Work that must run on one of the server's worker threads (it may block on the database):
+    /// run at once when the reply reaches the server on a worker, else when the connection is
+    /// resumed. nil: `begin` runs anywhere.
+    let workerTask: (@Sendable () -> Reply)?
+
+    /// Work that calls `complete` with its response, once, from any thread.
     public init(start: @escaping @Sendable (@escaping Completion) -> Void) {
-        self.start = start
+        begin = { settle in start { settle(.ready($0)) } }
+        workerTask = nil
+    }
+
+    /// Work that settles with a reply, once, from any thread.
+    public init(settling begin: @escaping @Sendable (@escaping Settle) -> Void) {
+        self.begin = begin
+        workerTask = nil
+    }
+
+    init(onWorker task: @escaping @Sendable () -> Reply) {
+        begin = { settle in settle(task()) }
+        workerTask = task
+    }
+
+    /// Starts the work and calls `complete` with the response it ends with (a worker task runs on
+    /// the calling thread).
+    public func start(_ complete: @escaping Completion) {
+        begin { $0.forward(to: complete) }
     }
 }
 
@@ -24,8 +52,15 @@ public enum Reply: Sendable {
         .deferred(DeferredResponse(start: start))
     }
 
+    /// A reply made by `task` on one of the server's worker threads: at once when this reply
+    /// reaches the server there, or on the worker that resumes the connection when work off the
+    /// workers (a pipelined statement) settles with it.
+    public static func onWorker(_ task: @escaping @Sendable () -> Reply) -> Reply {
+        .deferred(DeferredResponse(onWorker: task))
+    }
+
     /// The reply of work that hands its result to a callback, which may run before `start`
-    /// returns (then the reply is ready, and the connection is never suspended) or later on
+    /// returns (then the reply is that result, and the connection is never suspended) or later on
     /// another thread (then it is deferred until the callback runs). The callback runs once.
     public static func eventually(_ start: (@escaping @Sendable (Reply) -> Void) -> Void) -> Reply {
         let outcome = EventualReply()
@@ -53,23 +88,27 @@ public enum Reply: Sendable {
         return nil
     }
 
-    /// This reply with `transform` applied to its response, now or when it is ready.
+    /// This reply with `transform` applied to its response, now or when it is ready; a worker
+    /// task stays one.
     public func map(_ transform: @escaping @Sendable (Response) -> Response) -> Reply {
         switch self {
-        case .ready(let response): return .ready(transform(response))
-        case .deferred(let deferred): return .later { complete in deferred.start { complete(transform($0)) } }
+        case .ready(let response):
+            return .ready(transform(response))
+        case .deferred(let deferred):
+            if let task = deferred.workerTask { return .onWorker { task().map(transform) } }
+            return .deferred(DeferredResponse(settling: { settle in deferred.begin { settle($0.map(transform)) } }))
         }
     }
 }
 
-/// The meeting point of `Reply.eventually`: the reply and the completion waiting for it, whichever
+/// The meeting point of `Reply.eventually`: the reply and the work waiting for it, whichever
 /// comes first.
 ///
 /// `@unchecked Sendable`: `settled` and `waiting` are guarded by `lock`.
 private final class EventualReply: @unchecked Sendable {
     private let lock = NSLock()
     private var settled: Reply?
-    private var waiting: DeferredResponse.Completion?
+    private var waiting: DeferredResponse.Settle?
 
     func settle(_ reply: Reply) {
         lock.lock()
@@ -80,7 +119,7 @@ private final class EventualReply: @unchecked Sendable {
         }
         self.waiting = nil
         lock.unlock()
-        reply.forward(to: waiting)
+        waiting(reply)
     }
 
     /// The reply as it stands when the responder returns.
@@ -88,15 +127,15 @@ private final class EventualReply: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let settled { return settled }
-        return .later { [self] complete in
+        return .deferred(DeferredResponse(settling: { [self] settle in
             lock.lock()
             guard let settled else {
-                waiting = complete
+                waiting = settle
                 lock.unlock()
                 return
             }
             lock.unlock()
-            settled.forward(to: complete)
-        }
+            settle(settled)
+        }))
     }
 }

@@ -30,8 +30,9 @@ extension HTTPServer {
         /// Bytes of the server's body budget held for this request, returned when it completes.
         var reserved = 0
         var discarded = 0
-        /// Set (under the server's lock) when a deferred response is ready to be sent.
-        var readyResponse: Response?
+        /// Set (under the server's lock) when deferred work settles: the response to send, or
+        /// the reply to go on with on the worker that resumes the connection.
+        var readyReply: Reply?
         /// The query string did not decode: answered 400 instead of running the responder.
         var invalidQuery = false
         /// The route pattern the router matched, for metrics.
@@ -48,7 +49,7 @@ extension HTTPServer {
     /// A suspended connection waiting for its deferred response; completes at most once.
     ///
     /// `@unchecked Sendable`: `done` is only touched while holding `lock`; the exchange's
-    /// `readyResponse` only under the server's lock; and `MHD_resume_connection` may be called
+    /// `readyReply` only under the server's lock; and `MHD_resume_connection` may be called
     /// from any thread.
     final class Suspended: @unchecked Sendable {
         let connection: OpaquePointer

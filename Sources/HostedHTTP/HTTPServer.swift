@@ -169,9 +169,9 @@ public final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
-        if let ready = takeReadyResponse(exchange) {
+        if let ready = takeReadyReply(exchange) {
             exchange.phase = .receiving
-            return answer(connection, exchange, ready)
+            return dispatch(ready, connection, exchange)
         }
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
@@ -187,10 +187,18 @@ public final class HTTPServer: @unchecked Sendable {
             var request = exchange.request
             request.body = exchange.body
             exchange.body = []
-            switch respond(to: request, exchange: exchange) {
-            case .ready(let response): return answer(connection, exchange, response)
-            case .deferred(let deferred): return suspend(connection, exchange, deferred)
-            }
+            return dispatch(respond(to: request, exchange: exchange), connection, exchange)
+        }
+    }
+
+    /// Answers a ready reply, runs a worker task here (this is a worker thread), or suspends the
+    /// connection until deferred work settles.
+    private func dispatch(_ reply: Reply, _ connection: OpaquePointer, _ exchange: Exchange) -> MHD_Result {
+        var reply = reply
+        while case .deferred(let deferred) = reply, let task = deferred.workerTask { reply = task() }
+        switch reply {
+        case .ready(let response): return answer(connection, exchange, response)
+        case .deferred(let deferred): return suspend(connection, exchange, deferred)
         }
     }
 
@@ -298,11 +306,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private func takeReadyResponse(_ exchange: Exchange) -> Response? {
+    private func takeReadyReply(_ exchange: Exchange) -> Reply? {
         lock.lock()
         defer { lock.unlock() }
-        let ready = exchange.readyResponse
-        exchange.readyResponse = nil
+        let ready = exchange.readyReply
+        exchange.readyReply = nil
         return ready
     }
 
@@ -322,16 +330,17 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_suspend_connection(connection)
         suspendedConnections[ObjectIdentifier(suspended)] = suspended
         lock.unlock()
-        deferred.start { [self] response in resume(suspended, with: response) }
+        deferred.begin { [self] reply in resume(suspended, with: reply) }
         return MHD_Result.YES
     }
 
-    /// Sends `response` on a suspended connection, unless it was answered already.
-    private func resume(_ suspended: Suspended, with response: Response) {
+    /// Resumes a suspended connection with `reply` (sent, or gone on with, on its worker thread),
+    /// unless it was answered already.
+    private func resume(_ suspended: Suspended, with reply: Reply) {
         guard suspended.claim() else { return }
         lock.lock()
         suspendedConnections[ObjectIdentifier(suspended)] = nil
-        suspended.exchange.readyResponse = response
+        suspended.exchange.readyReply = reply
         resumesInProgress += 1
         lock.unlock()
         MHD_resume_connection(suspended.connection)
@@ -347,8 +356,8 @@ public final class HTTPServer: @unchecked Sendable {
         stopping = true
         let waiting = Array(suspendedConnections.values)
         lock.unlock()
-        let response = Self.shuttingDown.response
-        for suspended in waiting { resume(suspended, with: response) }
+        let reply = Reply.ready(Self.shuttingDown.response)
+        for suspended in waiting { resume(suspended, with: reply) }
         return !waiting.isEmpty
     }
 

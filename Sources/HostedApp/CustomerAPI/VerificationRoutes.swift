@@ -30,17 +30,16 @@ struct VerificationRoutes {
     static let maximumWait = 30
 
     func register(in routes: inout Router.Builder) {
-        routes.add("POST", "/v1/verifications", guards.idempotent { request, context, account in
-            var body = try JSONObject(body: request.body)
-            let input = VerificationService.CreateInput(
-                userID: body.string("user_id", required: true), workflowKey: body.string("workflow", required: true),
-                mobile: body.string("mobile", required: true), returnURL: body.string("return_url"),
-                metadata: body.stringMap("metadata"))
-            try body.finish()
+        let keyedCreate = guards.idempotent { request, context, account in
             let ticket = rendered.ticket(for: nil)
-            let (verification, created) = try service.create(accountID: account.id, input, by: try context.apiActor())
+            let (verification, created) = try service.create(accountID: account.id, try Self.createInput(request),
+                                                             by: try context.apiActor())
             return respond(verification, status: created ? 201 : 200, ticket: ticket)
-        })
+        }
+        routes.addDeferrable("POST", "/v1/verifications") { request, context in
+            guard request.headers["Idempotency-Key"] == nil else { return .ready(try keyedCreate(request, context)) }
+            return try create(request, context: context)
+        }
         routes.add("GET", "/v1/verifications", guards.authenticated { request, _, account in
             try list(request, account)
         })
@@ -68,6 +67,47 @@ struct VerificationRoutes {
             try body.finish()
             return respond(try service.redact(accountID: account.id, id: try Self.id(context), by: try context.apiActor()))
         })
+    }
+
+    /// A create's body, type-checked.
+    static func createInput(_ request: Request) throws -> VerificationService.CreateInput {
+        var body = try JSONObject(body: request.body)
+        let input = VerificationService.CreateInput(
+            userID: body.string("user_id", required: true), workflowKey: body.string("workflow", required: true),
+            mobile: body.string("mobile", required: true), returnURL: body.string("return_url"),
+            metadata: body.stringMap("metadata"))
+        try body.finish()
+        return input
+    }
+
+    /// `POST /v1/verifications` without an `Idempotency-Key`. A repeat (the customer's retry)
+    /// is answered by one read through `Database.submit`, so on PostgreSQL no worker waits for it;
+    /// anything else — a new verification, one past its time — is created on a worker thread, as
+    /// a keyed create is.
+    private func create(_ request: Request, context: RequestContext) throws -> Reply {
+        let account = try context.account()
+        let input = try Self.createInput(request)
+        let actor = try context.apiActor()
+        let ticket = rendered.ticket(for: nil)
+        let createNew: @Sendable (_ repeatChecked: Bool) -> Reply = { [self] repeatChecked in
+            do {
+                let (verification, created) = try service.create(accountID: account.id, input, by: actor, repeatChecked: repeatChecked)
+                return .ready(respond(verification, status: created ? 201 : 200, ticket: ticket))
+            } catch {
+                return .ready(ErrorBoundary.problem(for: error, log: context.log).response)
+            }
+        }
+        var repeatable = false
+        let reply = Reply.eventually { settle in
+            repeatable = service.openForRepeat(accountID: account.id, input) { found in
+                switch found {
+                case .success(let open?): settle(.ready(respond(open, ticket: ticket)))
+                case .success(nil): settle(.onWorker { createNew(true) })
+                case .failure(let error): settle(.ready(ErrorBoundary.problem(for: error, log: context.log).response))
+                }
+            }
+        }
+        return repeatable ? reply : createNew(false)
     }
 
     static func id(_ context: RequestContext) throws -> ObjectID {

@@ -21,19 +21,14 @@ struct VerificationService: Sendable {
     }
 
     /// Creates a verification, or returns the open one for the same user and workflow.
-    func create(accountID: ObjectID, _ input: CreateInput, by actor: EventActor) throws -> (Verification, created: Bool) {
-        var errors: [FieldError] = []
-        if let userID = input.userID, !VerificationRules.isValidUserID(userID) {
-            errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters, none of them a control character"))
-        }
-        if let mobile = input.mobile, !VerificationRules.isValidMobile(mobile) {
-            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
-        }
-        errors += VerificationRules.metadataErrors(input.metadata ?? [:])
+    /// `repeatChecked`: `openForRepeat` already found nothing to answer with.
+    func create(accountID: ObjectID, _ input: CreateInput, by actor: EventActor,
+                repeatChecked: Bool = false) throws -> (Verification, created: Bool) {
+        var errors = Self.fieldErrors(input)
         // A repeat (the customer's retry, the common case) is answered by one read: the open
         // verification for this user and workflow, if it is not past its time. The insert below
         // still decides every race; this only skips its work when there is nothing to create.
-        if errors.isEmpty, input.returnURL == nil, let userID = input.userID, input.mobile != nil, let key = input.workflowKey,
+        if !repeatChecked, let (userID, key) = Self.repeatable(input, errors: errors),
            let open = try verifications.openVerification(accountID: accountID, userID: userID, workflowKey: key),
            !open.isDueToExpire(at: clock.now()) {
             return (open, false)
@@ -58,6 +53,40 @@ struct VerificationService: Sendable {
             approvalsRequired: workflow.review.approvalsRequired)
         try verification.apply(.created, at: now, by: actor)
         return try verifications.createOrFetchOpen(verification)
+    }
+
+    /// A create's repeat check through `Database.submit`: false when `input` cannot be a repeat
+    /// (the create must run in full); else `completion` gets the open verification to answer
+    /// with, or nil when there is none (or it is past its time) and the create must go on. On
+    /// PostgreSQL `completion` runs later on the pipeline's thread, on SQLite before this returns.
+    func openForRepeat(accountID: ObjectID, _ input: CreateInput,
+                       completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) -> Bool {
+        guard let (userID, key) = Self.repeatable(input, errors: Self.fieldErrors(input)) else { return false }
+        let clock = self.clock
+        verifications.openVerification(accountID: accountID, userID: userID, workflowKey: key) { found in
+            completion(found.map { open in open.flatMap { $0.isDueToExpire(at: clock.now()) ? nil : $0 } })
+        }
+        return true
+    }
+
+    /// The user and workflow of a create that a repeat may answer: a valid body with no return
+    /// URL (a return URL must be checked against the registered ones, so it goes the long way).
+    private static func repeatable(_ input: CreateInput, errors: [FieldError]) -> (userID: String, key: String)? {
+        guard errors.isEmpty, input.returnURL == nil, let userID = input.userID, input.mobile != nil,
+              let key = input.workflowKey else { return nil }
+        return (userID, key)
+    }
+
+    private static func fieldErrors(_ input: CreateInput) -> [FieldError] {
+        var errors: [FieldError] = []
+        if let userID = input.userID, !VerificationRules.isValidUserID(userID) {
+            errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters, none of them a control character"))
+        }
+        if let mobile = input.mobile, !VerificationRules.isValidMobile(mobile) {
+            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
+        }
+        errors += VerificationRules.metadataErrors(input.metadata ?? [:])
+        return errors
     }
 
     /// Changes mobile, return URL or metadata while the verification is still editable.

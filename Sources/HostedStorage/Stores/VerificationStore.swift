@@ -87,6 +87,17 @@ public struct VerificationStore: Sendable {
             .first.map { try decoded($0, ticket: ticket) }
     }
 
+    /// The same read through `Database.submit`: on PostgreSQL `completion` runs later on the
+    /// pipeline's thread, on SQLite before this returns. The caller checks the time, as above.
+    public func openVerification(accountID: ObjectID, userID: String, workflowKey: String,
+                                 completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
+        let ticket = readTicket(for: nil)
+        database.submit(SQL(unsafeSQL: Self.openText, bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]),
+                        writes: false) { rows in
+            completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket) } })
+        }
+    }
+
     /// The open verification of account `$1`, user `$2` and workflow `$3` (built once: every
     /// repeated create runs it).
     private static let openText = """
