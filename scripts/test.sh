@@ -21,7 +21,7 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
                                           xvfb the browser tests use; runs under xvfb-run -a)
 
 Environment:
-  HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage|DigiLocker|Hardening|PoolRetry)
+  HOSTED_TSAN_FILTER  --filter regex for the ThreadSanitizer run (default: Live|Storage|DigiLocker|Hardening|PoolRetry|EventualReply)
   HOSTED_TSAN=0       skip the ThreadSanitizer run (local use; CI always runs it)
   HOSTED_FUZZ_SECONDS seconds per fuzz target (default: 10)
 EOF
@@ -75,7 +75,7 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     step pg-restart env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter postgresReconnectsAfterServerRestart
 
     if [[ "${HOSTED_TSAN:-1}" != "0" ]]; then
-        tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage|DigiLocker|Hardening|PoolRetry}
+        tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage|DigiLocker|Hardening|PoolRetry|EventualReply}
         # Build everything (incl. the `hosted` binary) with TSan in its own scratch dir.
         step tsan-build swift build --sanitize=thread --scratch-path .build/tsan
         step tsan-test swift test --sanitize=thread --scratch-path .build/tsan \
