@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HostedStorage
+@testable import HostedStorage
 import HostedTestSupport
 import Testing
 
@@ -108,6 +108,60 @@ import Testing
             for index in [0, 1, 3] { _ = try #require(answers.result(index)).get() }
             #expect(try db.query("SELECT k FROM t ORDER BY k").map { try $0.int("k") } == [1, 2, 3])
         }
+    }
+
+    /// A value the store cannot take (a NUL in text) fails its own statement before anything is
+    /// sent; the statements beside it get their rows, on the same connection.
+    @Test(arguments: Backend.allCases)
+    func aValueTheStoreCannotTakeFailsAloneAndTheConnectionStays(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            let session: SQL = db.dialect == .postgres ? "SELECT pg_backend_pid() AS session" : "SELECT 1 AS session"
+            let before = try submitted(db, session).get()[0].int("session")
+            let answers = Answers()
+            let group = DispatchGroup()
+            for k in 0..<6 {
+                group.enter()
+                let sql: SQL = k == 2 ? "SELECT length(\("a\u{0}b")) AS n" : "SELECT \(Int64(k)) AS n"
+                db.submit(sql, writes: false) { answers.record(k, $0); group.leave() }
+            }
+            try #require(group.wait(timeout: .now() + 20) == .success)
+            #expect(throws: DatabaseError.invalidValue(message: "text parameter contains NUL")) { try answers.result(2)?.get() }
+            for k in [0, 1, 3, 4, 5] { #expect(try answers.result(k)?.get().first?.int("n") == Int64(k)) }
+            #expect(try submitted(db, session).get()[0].int("session") == before)
+        }
+    }
+
+    /// While no connection can be opened every statement fails at once (none is left waiting),
+    /// and the first one after the server is back runs.
+    @Test func postgresPipelineFailsFastWhileTheServerIsUnreachableAndRecovers() throws {
+        guard Backend.postgres.isAvailable, let url = Backend.postgresURL else { return }
+        final class Attempts: @unchecked Sendable {  // `count` only under `lock`
+            private let lock = NSLock()
+            private var count = 0
+            func next() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
+        }
+        let attempts = Attempts()
+        let pipeline = PostgresPipeline { () throws(DatabaseError) in
+            // The first three connections fail as an unreachable server's do.
+            try PostgresConnection(url: attempts.next() <= 3 ? "postgres://nobody@127.0.0.1:1/none?connect_timeout=2" : url)
+        }
+        defer { pipeline.stop() }
+        func one() throws -> Result<[Row], DatabaseError> {
+            let answers = Answers()
+            let done = DispatchSemaphore(value: 0)
+            pipeline.submit("SELECT 5 AS five", bindings: [], writes: false) { result in
+                answers.record(0, result.mapError { $0 })
+                done.signal()
+            }
+            try #require(done.wait(timeout: .now() + 10) == .success, "a statement was left waiting")
+            return try #require(answers.result(0)).mapError { $0 as! DatabaseError }
+        }
+        for _ in 0..<3 {
+            var refused = false
+            if case .failure(.cannotConnect) = try one() { refused = true }
+            #expect(refused)
+        }
+        #expect(try one().get().first?.int("five") == 5)
     }
 
     /// On SQLite the completion has run by the time `submit` returns: a poll on SQLite never

@@ -268,22 +268,19 @@ extension PostgresConnection {
 
     /// Queues `text` with its bindings (preparing it first if this connection has not). Returns
     /// the statement's name, and whether a prepare was queued ahead of it (its result comes first).
+    /// A value the store cannot take (`invalidValue`) is refused before anything is sent.
     func send(_ text: String, bindings parameters: [SQLValue]) throws(DatabaseError) -> (name: String, preparing: Bool) {
-        var preparing = false
-        let name: String
-        if let known = statementNames[text] {
-            name = known
-        } else {
-            name = nextStatementName()
-            guard PQsendPrepare(handle, name, text, 0, nil) == 1 else { throw lostConnection() }
-            statementNames[text] = name
-            preparing = true
-        }
+        let known = statementNames[text]
+        let name = known ?? nextStatementName()
         let sent = try Self.withParameters(parameters) { count, values, lengths, formats in
-            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0)
+            if known == nil {
+                guard PQsendPrepare(handle, name, text, 0, nil) == 1 else { return false }
+                statementNames[text] = name
+            }
+            return PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0) == 1
         }
-        guard sent == 1 else { throw lostConnection() }
-        return (name, preparing)
+        guard sent else { throw lostConnection() }
+        return (name, known == nil)
     }
 
     /// Forgets that `text` was prepared (its prepare was aborted or failed).

@@ -163,6 +163,9 @@ public final class PostgresPipeline: @unchecked Sendable {
             if !batch.isEmpty {
                 send(batch)
                 batch.removeAll(keepingCapacity: true)
+                // Nothing went out (no connection could be opened): look again at once, since
+                // nobody wakes a thread that did not say it sleeps.
+                if nextAwaited == inFlight.count { continue }
             }
             waitForWork()
         }
@@ -183,13 +186,24 @@ public final class PostgresPipeline: @unchecked Sendable {
                 return
             }
         }
-        var queuedCount = 0
-        do {
+        /// The first job of the batch that is neither in flight nor answered.
+        var unsent = 0
+        do throws(DatabaseError) {
             for job in batch {
-                let (name, preparing) = try connection.send(job.text, bindings: job.bindings)
+                let name: String, preparing: Bool
+                do throws(DatabaseError) {
+                    (name, preparing) = try connection.send(job.text, bindings: job.bindings)
+                } catch {
+                    // A value the store cannot take (a NUL in text) is refused before anything
+                    // is sent: that statement fails alone.
+                    guard case .invalidValue = error else { throw error }
+                    unsent += 1
+                    job.completion(.failure(error))
+                    continue
+                }
                 if preparing { inFlight.append(.prepare(text: job.text, name: name)) }
                 inFlight.append(.statement(job, name: name))
-                queuedCount += 1
+                unsent += 1
                 if job.writes {
                     try connection.sync()
                     inFlight.append(.sync)
@@ -201,10 +215,10 @@ public final class PostgresPipeline: @unchecked Sendable {
             }
             unflushed = !(try connection.flush())
         } catch {
-            // Nothing more will come on this connection: every statement queued on it fails,
-            // and so do those of this batch not queued yet.
+            // Nothing more will come on this connection: every statement in flight on it fails,
+            // and so do those of this batch not sent yet.
             dropConnection(error)
-            fail(Array(batch[queuedCount...]), with: error)
+            fail(Array(batch[unsent...]), with: error)
         }
     }
 
