@@ -419,26 +419,4 @@ import Testing
 }
 
 /// A response delivered later from another thread.
-final class Answer: @unchecked Sendable {  // `response` only under `lock`
-    private let lock = NSLock()
-    private let arrived = DispatchSemaphore(value: 0)
-    private var response: Response?
-
-    func set(_ response: Response) {
-        lock.lock()
-        self.response = response
-        lock.unlock()
-        arrived.signal()
-    }
-
-    var value: Response? {
-        lock.lock()
-        defer { lock.unlock() }
-        return response
-    }
-
-    func wait(seconds: Double) -> Response? {
-        _ = arrived.wait(timeout: .now() + seconds)
-        return value
-    }
-}
+typealias Answer = Arrival<Response>

@@ -75,10 +75,15 @@ struct TestApplication {
     /// `deferred` as ready if its response comes within `seconds`, else still deferred: its
     /// response is kept for whoever starts it.
     private static func settled(_ deferred: DeferredResponse, within seconds: Double) -> Reply {
-        let relay = Relay()
-        deferred.start { relay.deliver($0) }
-        if let response = relay.wait(seconds: seconds) { return .ready(response) }
-        return .later { relay.forward(to: $0) }
+        let arrived = Arrival<Response>()
+        let reply = Reply.eventually { settle in
+            deferred.start { response in
+                settle(.ready(response))
+                arrived.set(response)
+            }
+        }
+        if let response = arrived.wait(seconds: seconds) { return .ready(response) }
+        return reply
     }
 
     /// The header phase of a request that announces a body: the refusal's status, or nil when
@@ -134,37 +139,3 @@ struct TestApplication {
     }
 }
 
-/// A response handed on to the first completion that asks for it, whichever comes first.
-private final class Relay: @unchecked Sendable {  // `response` and `waiting` only under `lock`
-    private let lock = NSLock()
-    private let arrived = DispatchSemaphore(value: 0)
-    private var response: Response?
-    private var waiting: DeferredResponse.Completion?
-
-    func deliver(_ response: Response) {
-        lock.lock()
-        self.response = response
-        let waiting = self.waiting
-        lock.unlock()
-        arrived.signal()
-        waiting?(response)
-    }
-
-    func wait(seconds: Double) -> Response? {
-        _ = arrived.wait(timeout: .now() + seconds)
-        lock.lock()
-        defer { lock.unlock() }
-        return response
-    }
-
-    func forward(to complete: @escaping DeferredResponse.Completion) {
-        lock.lock()
-        guard let response else {
-            waiting = complete
-            lock.unlock()
-            return
-        }
-        lock.unlock()
-        complete(response)
-    }
-}

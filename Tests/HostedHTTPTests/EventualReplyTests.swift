@@ -85,22 +85,4 @@ import Testing
 }
 
 /// A response delivered from any thread.
-final class Answer: @unchecked Sendable {  // `response` only under `lock`
-    private let lock = NSLock()
-    private let arrived = DispatchSemaphore(value: 0)
-    private var response: Response?
-
-    func set(_ response: Response) {
-        lock.lock()
-        self.response = response
-        lock.unlock()
-        arrived.signal()
-    }
-
-    func wait(seconds: Double) -> Response? {
-        _ = arrived.wait(timeout: .now() + seconds)
-        lock.lock()
-        defer { lock.unlock() }
-        return response
-    }
-}
+typealias Answer = Arrival<Response>
