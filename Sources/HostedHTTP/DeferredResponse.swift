@@ -7,7 +7,7 @@ import Foundation
 public final class DeferredResponse: Sendable {
     public typealias Completion = @Sendable (Response) -> Void
     /// What the work settles with: a response (`.ready`), more waiting, or a worker task.
-    public typealias Settle = @Sendable (Reply) -> Void
+    typealias Settle = @Sendable (Reply) -> Void
 
     /// Starts the work; it calls `settle` once.
     let begin: @Sendable (@escaping Settle) -> Void
@@ -23,7 +23,7 @@ public final class DeferredResponse: Sendable {
     }
 
     /// Work that settles with a reply, once, from any thread.
-    public init(settling begin: @escaping @Sendable (@escaping Settle) -> Void) {
+    init(settling begin: @escaping @Sendable (@escaping Settle) -> Void) {
         self.begin = begin
         workerTask = nil
     }

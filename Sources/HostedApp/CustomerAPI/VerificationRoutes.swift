@@ -89,25 +89,30 @@ struct VerificationRoutes {
         let input = try Self.createInput(request)
         let actor = try context.apiActor()
         let ticket = rendered.ticket(for: nil)
+        let log = context.log
         let createNew: @Sendable (_ repeatChecked: Bool) -> Reply = { [self] repeatChecked in
             do {
                 let (verification, created) = try service.create(accountID: account.id, input, by: actor, repeatChecked: repeatChecked)
                 return .ready(respond(verification, status: created ? 201 : 200, ticket: ticket))
             } catch {
-                return .ready(ErrorBoundary.problem(for: error, log: context.log).response)
+                return Self.failed(error, log: log)
             }
         }
-        var repeatable = false
-        let reply = Reply.eventually { settle in
-            repeatable = service.openForRepeat(accountID: account.id, input) { found in
+        guard let (userID, key) = VerificationService.repeatable(input) else { return createNew(false) }
+        return Reply.eventually { settle in
+            service.openForRepeat(accountID: account.id, userID: userID, workflowKey: key) { found in
                 switch found {
                 case .success(let open?): settle(.ready(respond(open, ticket: ticket)))
                 case .success(nil): settle(.onWorker { createNew(true) })
-                case .failure(let error): settle(.ready(ErrorBoundary.problem(for: error, log: context.log).response))
+                case .failure(let error): settle(Self.failed(error, log: log))
                 }
             }
         }
-        return repeatable ? reply : createNew(false)
+    }
+
+    /// The problem an error of work finished after the handler returned maps to.
+    private static func failed(_ error: any Error, log: RequestLog) -> Reply {
+        .ready(ErrorBoundary.problem(for: error, log: log).response)
     }
 
     static func id(_ context: RequestContext) throws -> ObjectID {
@@ -191,7 +196,7 @@ struct VerificationRoutes {
                     settle(try answer(polled.get(), account: account, id: id, ticket: ticket, presented: presented,
                                       wait: seconds, peerAddress: peerAddress))
                 } catch {
-                    settle(.ready(ErrorBoundary.problem(for: error, log: log).response))
+                    settle(Self.failed(error, log: log))
                 }
             }
         }

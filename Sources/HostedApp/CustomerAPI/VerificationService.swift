@@ -55,22 +55,24 @@ struct VerificationService: Sendable {
         return try verifications.createOrFetchOpen(verification)
     }
 
-    /// A create's repeat check through `Database.submit`: false when `input` cannot be a repeat
-    /// (the create must run in full); else `completion` gets the open verification to answer
-    /// with, or nil when there is none (or it is past its time) and the create must go on. On
-    /// PostgreSQL `completion` runs later on the pipeline's thread, on SQLite before this returns.
-    func openForRepeat(accountID: ObjectID, _ input: CreateInput,
-                       completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) -> Bool {
-        guard let (userID, key) = Self.repeatable(input, errors: Self.fieldErrors(input)) else { return false }
+    /// A create's repeat check through `Database.submit`, for an input `repeatable` accepts:
+    /// `completion` gets the open verification to answer with, or nil when there is none (or it
+    /// is past its time) and the create must go on. On PostgreSQL `completion` runs later on the
+    /// pipeline's thread, on SQLite before this returns.
+    func openForRepeat(accountID: ObjectID, userID: String, workflowKey: String,
+                       completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
         let clock = self.clock
-        verifications.openVerification(accountID: accountID, userID: userID, workflowKey: key) { found in
+        verifications.openVerification(accountID: accountID, userID: userID, workflowKey: workflowKey) { found in
             completion(found.map { open in open.flatMap { $0.isDueToExpire(at: clock.now()) ? nil : $0 } })
         }
-        return true
     }
 
     /// The user and workflow of a create that a repeat may answer: a valid body with no return
     /// URL (a return URL must be checked against the registered ones, so it goes the long way).
+    static func repeatable(_ input: CreateInput) -> (userID: String, key: String)? {
+        repeatable(input, errors: fieldErrors(input))
+    }
+
     private static func repeatable(_ input: CreateInput, errors: [FieldError]) -> (userID: String, key: String)? {
         guard errors.isEmpty, input.returnURL == nil, let userID = input.userID, input.mobile != nil,
               let key = input.workflowKey else { return nil }

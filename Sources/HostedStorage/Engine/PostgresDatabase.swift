@@ -18,7 +18,7 @@ public final class PostgresDatabase: Database {
     }
 
     /// Statements and batches the pipeline has sent.
-    public var pipelineStatistics: PostgresPipeline.Counts { pipeline.statistics }
+    var pipelineStatistics: PostgresPipeline.Counts { pipeline.statistics }
 
     public func withConnection<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
         try pool.withConnection(body)

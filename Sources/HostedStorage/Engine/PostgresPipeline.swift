@@ -24,7 +24,7 @@ import Foundation
 /// `@unchecked Sendable`: `queued`, `sleeping`, `stopped`, the thread's existence and the
 /// counts are guarded by `lock`; the connection and `inFlight` are touched only by the
 /// pipeline's thread; the wake pipe's ends are fixed at init.
-public final class PostgresPipeline: @unchecked Sendable {
+final class PostgresPipeline: @unchecked Sendable {
     typealias Completion = @Sendable (Result<[Row], DatabaseError>) -> Void
 
     /// A statement handed over, with its completion.
@@ -47,11 +47,11 @@ public final class PostgresPipeline: @unchecked Sendable {
     static let maximumAttempts = 3
 
     /// Statements and batches sent so far (for tests and the docs' measurements).
-    public struct Counts: Equatable, Sendable {
-        public internal(set) var statements = 0
-        public internal(set) var batches = 0
+    struct Counts: Equatable, Sendable {
+        var statements = 0
+        var batches = 0
         /// Statements sent again because another one's failure aborted them.
-        public internal(set) var retried = 0
+        var retried = 0
     }
 
     private let open: () throws(DatabaseError) -> PostgresConnection
