@@ -52,6 +52,12 @@ public protocol Database: Sendable {
 
     /// How the connection pool is used right now.
     var poolStatistics: PoolStatistics { get }
+
+    /// A count that moves after every change this process commits to the database, when this
+    /// process is the only writer it has (SQLite, a single-process store): a read taken at one
+    /// count is still what the database holds while the count has not moved, except for changes
+    /// other processes make. nil where other processes write as a matter of course (PostgreSQL).
+    var localCommits: UInt64? { get }
 }
 
 /// A connection pool's use at one moment.
@@ -62,6 +68,9 @@ public struct PoolStatistics: Sendable, Equatable {
 }
 
 extension Database {
+    /// Other processes write too: no read can be trusted without asking the database.
+    public var localCommits: UInt64? { nil }
+
     /// At once, on the caller's thread, on a pooled connection.
     public func submit(_ sql: SQL, writes: Bool, completion: @escaping @Sendable (Result<[Row], any Error>) -> Void) {
         completion(Result { try query(sql) })

@@ -5,6 +5,7 @@ public final class SQLiteDatabase: Database {
     public let dialect = SQLDialect.sqlite
     public let path: String
     private let pool: ConnectionPool<SQLiteConnection>
+    private let commits: SQLiteCommits?
 
     /// Opens (creating if needed) the database at `path`, creating its parent directory.
     /// `poolSize` connections may be open at once; WAL lets readers run beside the one writer.
@@ -16,6 +17,7 @@ public final class SQLiteDatabase: Database {
         self.pool = pool
         // Open one connection now so a bad path fails at start, not on the first request.
         try pool.withConnection { _ in }
+        commits = SQLiteCommits.ofFile(at: path)
     }
 
     public func withConnection<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
@@ -31,4 +33,8 @@ public final class SQLiteDatabase: Database {
     public func close() { pool.closeAll() }
 
     public var poolStatistics: PoolStatistics { pool.statistics }
+
+    /// Changes committed to this file by this process's connections, counted after each commit
+    /// (`SQLiteConnection`); nil for a database that is not a file.
+    public var localCommits: UInt64? { commits?.count.load(ordering: .acquiring) }
 }

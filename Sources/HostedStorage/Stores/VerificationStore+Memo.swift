@@ -10,9 +10,26 @@ final class VerificationDecoding: @unchecked Sendable {
     struct Decoded: Sendable {
         let cells: [SQLValue]
         let verification: Verification
+        /// For a poll's read: `Database.localCommits` before it ran, and when
+        /// (`VerificationStore.recentlyPolled`).
+        var asOf: LocalRead?
+    }
+
+    /// When a read ran, by the clock and by the count of changes this process had committed.
+    struct LocalRead: Sendable {
+        let commits: UInt64
+        let time: Date
+    }
+
+    struct OpenRead: Sendable {
+        let id: ObjectID
+        let asOf: LocalRead
     }
 
     let memo: ReadMemo<Decoded>
+    /// Which verification a repeated create's read found open for an account, user and workflow,
+    /// and when (`VerificationStore.recentlyOpen`).
+    let open = ReadMemo<OpenRead>()
     private let lock = NSLock()
     /// Result layouts seen, and where `VerificationStore.columns` start in each (nil: they are not
     /// there in that order). Held strongly, so an identity is never that of a freed layout.
@@ -52,18 +69,73 @@ extension VerificationStore {
     }
 
     /// `row`'s verification: the one decoded before from the same cells, else decoded now (and
-    /// kept, unless the verification changed since `ticket`).
-    func decoded(_ row: Row, ticket: ReadMemo<VerificationDecoding.Decoded>.Ticket) throws -> Verification {
+    /// kept, unless the verification changed since `ticket`). `asOf`: the read was a poll's, at
+    /// that count of local commits, and is kept with it.
+    func decoded(_ row: Row, ticket: ReadMemo<VerificationDecoding.Decoded>.Ticket,
+                 asOf: VerificationDecoding.LocalRead? = nil) throws -> Verification {
         let count = Self.columnNames.count
         guard let start = decoding.start(of: row.layout), row.values.count >= start + count,
               case .text(let id) = row.values[start]
         else { return try Self.verification(from: row) }
         let cells = row.values[start..<start + count]
-        if let known = decoding.memo.value(for: id, where: { $0.cells.elementsEqual(cells) }) {
+        if var known = decoding.memo.value(for: id, where: { $0.cells.elementsEqual(cells) }) {
+            if let asOf {
+                known.asOf = asOf
+                decoding.memo.remember(known, for: id, ticket: ticket)
+            }
             return known.verification
         }
         let verification = try Self.verification(from: row)
-        decoding.memo.remember(VerificationDecoding.Decoded(cells: Array(cells), verification: verification), for: id, ticket: ticket)
+        decoding.memo.remember(VerificationDecoding.Decoded(cells: Array(cells), verification: verification, asOf: asOf),
+                               for: id, ticket: ticket)
         return verification
+    }
+
+    /// How long a poll takes the verification the last poll read, without reading it again,
+    /// while this process has committed nothing since (`Database.localCommits`, SQLite only):
+    /// the longest a change made by another process (an operator's `sqlite3` shell) stays unseen.
+    static let recentPollLifetime: TimeInterval = 1
+
+    /// The verification `id` of `accountID` as a poll read it, if no change this process made can
+    /// have reached it since: `commits` (now) is the count that read saw, and it is younger than
+    /// `recentPollLifetime`. Any change through any connection of this process moves the count.
+    func recentlyPolled(accountID: ObjectID, id: ObjectID, commits: UInt64, at now: Date) -> Verification? {
+        decoding.memo.value(for: id.rawValue) { known in
+            known.asOf.map { $0.isRecent(commits: commits, at: now) } == true && known.verification.accountID == accountID
+        }?.verification
+    }
+
+    /// The same for a repeated create: the open verification of this account, user and workflow
+    /// that the last such read found, under the same conditions.
+    func recentlyOpen(accountID: ObjectID, userID: String, workflowKey: String, commits: UInt64, at now: Date) -> Verification? {
+        guard let found = decoding.open.value(for: Self.openKey(accountID, userID, workflowKey),
+                                              where: { $0.asOf.isRecent(commits: commits, at: now) }),
+              let open = recentlyPolled(accountID: accountID, id: found.id, commits: commits, at: now),
+              open.userID == userID, open.workflowKey == workflowKey
+        else { return nil }
+        return open
+    }
+
+    /// Keeps which verification a repeated create's read found (read at `asOf`).
+    func rememberOpen(_ open: Verification, asOf: VerificationDecoding.LocalRead,
+                      ticket: ReadMemo<VerificationDecoding.OpenRead>.Ticket) {
+        decoding.open.remember(VerificationDecoding.OpenRead(id: open.id, asOf: asOf),
+                               for: Self.openKey(open.accountID, open.userID, open.workflowKey), ticket: ticket)
+    }
+
+    static func openKey(_ accountID: ObjectID, _ userID: String, _ workflowKey: String) -> String {
+        // The user id is at most 255 characters with no control character: \u{1} cannot be in it.
+        "\(accountID.rawValue)\u{1}\(workflowKey)\u{1}\(userID)"
+    }
+
+
+}
+
+extension VerificationDecoding.LocalRead {
+    /// Nothing was committed here since this read, which is younger than
+    /// `VerificationStore.recentPollLifetime`.
+    func isRecent(commits now: UInt64, at time: Date) -> Bool {
+        let age = time.timeIntervalSince(self.time)
+        return commits == now && age >= 0 && age < VerificationStore.recentPollLifetime
     }
 }

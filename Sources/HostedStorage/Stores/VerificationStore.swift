@@ -89,12 +89,26 @@ public struct VerificationStore: Sendable {
 
     /// The same read through `Database.submit`: on PostgreSQL `completion` runs later on the
     /// pipeline's thread, on SQLite before this returns. The caller checks the time, as above.
+    /// When this process has committed nothing since the last such read found the open
+    /// verification (under a second ago, SQLite only), that read is the answer (`recentlyOpen`).
     public func openVerification(accountID: ObjectID, userID: String, workflowKey: String,
                                  completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
+        let now = clock.now()
+        let commits = database.localCommits
+        if let commits, let known = recentlyOpen(accountID: accountID, userID: userID, workflowKey: workflowKey,
+                                                 commits: commits, at: now) {
+            return completion(.success(known))
+        }
         let ticket = readTicket(for: nil)
+        let openTicket = decoding.open.ticket(for: Self.openKey(accountID, userID, workflowKey))
+        let asOf = commits.map { VerificationDecoding.LocalRead(commits: $0, time: now) }
         database.submit(SQL(unsafeSQL: Self.openText, bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]),
                         writes: false) { rows in
-            completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket) } })
+            completion(Result {
+                let open = try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }
+                if let open, let asOf { rememberOpen(open, asOf: asOf, ticket: openTicket) }
+                return open
+            })
         }
     }
 
@@ -117,14 +131,22 @@ public struct VerificationStore: Sendable {
             .first.map { try decoded($0, ticket: ticket) }.map(expireIfDue)
     }
 
-    /// The same read through `Database.submit`: on PostgreSQL the caller's thread does not wait,
-    /// and `completion` runs later on the pipeline's thread; on SQLite it runs before this returns.
+    /// The same read for a poll, through `Database.submit`: on PostgreSQL the caller's thread
+    /// does not wait, and `completion` runs later on the pipeline's thread; on SQLite it runs
+    /// before this returns, and when this process has committed nothing since the last poll read
+    /// this verification (under a second ago) that read is the answer (`recentlyPolled`).
     public func verification(accountID: ObjectID, id: ObjectID,
                              completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
+        let now = clock.now()
+        let commits = database.localCommits
+        if let commits, let known = recentlyPolled(accountID: accountID, id: id, commits: commits, at: now) {
+            return completion(Result { try expireIfDue(known) })
+        }
         let ticket = readTicket(for: id)
+        let asOf = commits.map { VerificationDecoding.LocalRead(commits: $0, time: now) }
         database.submit(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]),
                         writes: false) { rows in
-            completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket) }.map(expireIfDue) })
+            completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }.map(expireIfDue) })
         }
     }
 

@@ -1,0 +1,110 @@
+import Foundation
+import HostedCore
+@testable import HostedStorage
+import HostedTestSupport
+import Testing
+
+/// On SQLite, where this process is the store's only writer, a poll (and a repeated create)
+/// answers with what the last one read while no connection of this process has committed
+/// anything since, for under a second; a change made by another process shows within that
+/// second. On PostgreSQL every one asks the database.
+extension ReadMemoTests {
+    /// The poll's read (the completion form, as the route calls it).
+    func polledRead(_ store: VerificationStore, _ account: ObjectID, _ id: ObjectID) throws -> Verification? {
+        let arrival = Arrival<Result<Verification?, any Error>>()
+        store.verification(accountID: account, id: id) { arrival.set($0) }
+        return try #require(arrival.wait(seconds: 10)).get()
+    }
+
+    /// The repeated create's read of the open verification.
+    func openRead(_ store: VerificationStore, _ account: ObjectID, user: String = "user-1") throws -> Verification? {
+        let arrival = Arrival<Result<Verification?, any Error>>()
+        store.openVerification(accountID: account, userID: user, workflowKey: "kyc") { arrival.set($0) }
+        return try #require(arrival.wait(seconds: 10)).get()
+    }
+
+    /// Changes the row as a process other than this one would: on SQLite a python3 process
+    /// writing the file (this process's count of commits cannot see it); on PostgreSQL a pooled
+    /// connection (another session: nothing is kept there anyway).
+    func writeElsewhere(_ db: any Database, _ sql: String) throws {
+        if let sqlite = db as? SQLiteDatabase {
+            let script = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"
+            #expect(try Subprocess("/usr/bin/env", ["python3", "-c", script, sqlite.path, sql]).wait() == 0)
+        } else {
+            try db.query(SQL(unsafeSQL: sql, bindings: []))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func localCommitsMoveAfterEachCommitOnSQLiteAndAreUnknownOnPostgres(_ backend: Backend) throws {
+        try withMigratedDatabase(backend) { db in
+            guard db.dialect == .sqlite else {
+                #expect(db.localCommits == nil)
+                return
+            }
+            let account = try makeAccount(db)
+            let start = try #require(db.localCommits)
+            _ = try db.query("SELECT id FROM accounts WHERE id = \(account.rawValue)")
+            #expect(db.localCommits == start)  // a read commits nothing
+            try db.query("UPDATE accounts SET name = 'Beta' WHERE id = \(account.rawValue)")
+            let afterUpdate = try #require(db.localCommits)
+            #expect(afterUpdate != start)
+            try db.transaction { connection in
+                try connection.query("UPDATE accounts SET name = 'Gamma' WHERE id = \(account.rawValue)")
+                // Not committed yet: a read taken now must not be trusted past the commit.
+                #expect(db.localCommits == afterUpdate)
+            }
+            #expect(db.localCommits != afterUpdate)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aPollTakesTheLastReadUntilThisProcessCommitsOrASecondPasses(_ backend: Backend) throws {
+        try withMigratedDatabase(backend) { db in
+            let clock = ManualClock(t0)
+            let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: clock)
+            let account = try makeAccount(db)
+            let v = try create(store, account)
+            #expect(try polledRead(store, account, v.id)?.mobile == "+919876543210")
+            try writeElsewhere(db, "UPDATE verifications SET mobile = '+14155550123' WHERE id = '\(v.id.rawValue)'")
+            clock.advance(by: 0.5)
+            // SQLite: the other process's change is not seen yet (no read was made); PostgreSQL reads.
+            #expect(try polledRead(store, account, v.id)?.mobile == (backend == .sqlite ? "+919876543210" : "+14155550123"))
+            clock.advance(by: 0.5)
+            #expect(try polledRead(store, account, v.id)?.mobile == "+14155550123")
+            // Another account never gets it, kept or not.
+            #expect(try polledRead(store, try makeAccount(db, name: "Other"), v.id) == nil)
+
+            // A commit by any connection of this process is seen by the very next poll.
+            #expect(try polledRead(store, account, v.id)?.mobile == "+14155550123")
+            try db.query("UPDATE verifications SET mobile = '+14155550199' WHERE id = \(v.id.rawValue)")
+            #expect(try polledRead(store, account, v.id)?.mobile == "+14155550199")
+            if let sqlite = db as? SQLiteDatabase {
+                // Even through another pool on the same file: the count is the process's.
+                let other = try SQLiteDatabase(path: sqlite.path, poolSize: 1)
+                defer { other.close() }
+                try other.query("UPDATE verifications SET mobile = '+14155550111' WHERE id = \(v.id.rawValue)")
+                #expect(try polledRead(store, account, v.id)?.mobile == "+14155550111")
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aRepeatedCreateTakesTheLastOpenReadUntilThisProcessCommits(_ backend: Backend) throws {
+        try withMigratedDatabase(backend) { db in
+            let clock = ManualClock(t0)
+            let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: clock)
+            let account = try makeAccount(db)
+            let v = try create(store, account)
+            #expect(try openRead(store, account)?.id == v.id)
+            #expect(try openRead(store, account, user: "user-2") == nil)
+            try writeElsewhere(db, "UPDATE verifications SET mobile = '+14155550123' WHERE id = '\(v.id.rawValue)'")
+            #expect(try openRead(store, account)?.mobile == (backend == .sqlite ? "+919876543210" : "+14155550123"))
+            clock.advance(by: 1)
+            #expect(try openRead(store, account)?.mobile == "+14155550123")
+            // Canceled here: the next repeat finds nothing open, at once.
+            _ = try store.update(accountID: account, id: v.id, at: clock.now()) { try $0.apply(.canceled, at: t0, by: Self.actor) }
+            #expect(try openRead(store, account) == nil)
+        }
+    }
+}
