@@ -30,7 +30,13 @@
  * and the rest after the resume, on the worker. This is what hosted's poll does on PostgreSQL
  * (docs/performance.md, "One connection, many statements in flight").
  *
- * Usage: min-poll [--libmicrohttpd | --pipeline N] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2
+ * With --sqlite, CONNINFO is the path of a SQLite database file and each thread (or libmicrohttpd
+ * worker) opens its own connection to it, with the statement prepared once: the same fronts over the
+ * embedded store, what hosted's poll does on SQLite (not with --pipeline, which is libpq's).
+ *
+ * SQL takes one to eight parameters ($1, $2, ...), given after it as text.
+ *
+ * Usage: min-poll [--libmicrohttpd | --pipeline N] [--sqlite] [--work-us N] PORT THREADS CONNINFO SQL PARAM...
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +47,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +56,14 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-enum { MAX_CONNECTIONS = 256, REQUEST_BYTES = 8192, BODY_BYTES = 16384 };
+enum { MAX_CONNECTIONS = 256, REQUEST_BYTES = 8192, BODY_BYTES = 16384, MAX_PARAMS = 8 };
 
-static int port;
-static const char *conninfo, *sql, *params[2];
+static int port, use_sqlite, param_count;
+static const char *conninfo, *sql, *params[MAX_PARAMS];
+
+/* One thread's connection to the store: libpq with the statement prepared as "poll", or SQLite
+   with it prepared once. */
+struct database { PGconn *pg; sqlite3 *lite; sqlite3_stmt *statement; };
 /* --work-us: iterations of `work` per request (0: none). */
 static unsigned long work_iterations;
 static volatile unsigned long work_sink;
@@ -92,44 +103,73 @@ static int listener(void) {
     return fd;
 }
 
+/* Appends "name":"value" (after a comma unless first) to body at *used; -1 if it does not fit. */
+static int render_column(char *body, size_t *at, int first, const char *name, const char *value, size_t value_length) {
+    size_t used = *at, name_length = strlen(name);
+    if (used + name_length + value_length + 8 > BODY_BYTES) return -1;
+    if (!first) body[used++] = ',';
+    body[used++] = '"';
+    memcpy(body + used, name, name_length), used += name_length;
+    memcpy(body + used, "\":\"", 3), used += 3;
+    memcpy(body + used, value, value_length), used += value_length;
+    body[used++] = '"';
+    *at = used;
+    return 0;
+}
+
 /* Appends the row's columns as {"name":"value",...}; returns the length, or -1 if too long. */
 static int render(PGresult *result, char *body) {
     size_t used = 0;
     body[used++] = '{';
     for (int column = 0; column < PQnfields(result); column++) {
-        const char *name = PQfname(result, column), *value = PQgetvalue(result, 0, column);
-        size_t name_length = strlen(name), value_length = (size_t)PQgetlength(result, 0, column);
-        if (used + name_length + value_length + 8 > BODY_BYTES) return -1;
-        if (column > 0) body[used++] = ',';
-        body[used++] = '"';
-        memcpy(body + used, name, name_length), used += name_length;
-        memcpy(body + used, "\":\"", 3), used += 3;
-        memcpy(body + used, value, value_length), used += value_length;
-        body[used++] = '"';
+        if (render_column(body, &used, column == 0, PQfname(result, column), PQgetvalue(result, 0, column),
+                          (size_t)PQgetlength(result, 0, column)) != 0) return -1;
     }
     body[used++] = '}';
     return (int)used;
 }
 
+/* The same for the current row of a SQLite statement (NULL as ""). */
+static int render_sqlite(sqlite3_stmt *statement, char *body) {
+    size_t used = 0;
+    body[used++] = '{';
+    for (int column = 0; column < sqlite3_column_count(statement); column++) {
+        const unsigned char *value = sqlite3_column_text(statement, column);
+        if (render_column(body, &used, column == 0, sqlite3_column_name(statement, column),
+                          value ? (const char *)value : "", (size_t)sqlite3_column_bytes(statement, column)) != 0) return -1;
+    }
+    body[used++] = '}';
+    return (int)used;
+}
 /* Runs the poll's select on database and renders its row into body (BODY_BYTES); sets *length
    and returns the HTTP status. */
-static int poll_row(PGconn *database, char *body, int *length) {
-    PGresult *result = PQexecPrepared(database, "poll", 2, params, NULL, NULL, 0);
+static int poll_row(struct database *database, char *body, int *length) {
+    int found;
+    if (database->lite) {
+        sqlite3_stmt *statement = database->statement;
+        found = sqlite3_step(statement) == SQLITE_ROW;
+        if (found) *length = render_sqlite(statement, body);
+        sqlite3_reset(statement);
+    } else {
+        PGresult *result = PQexecPrepared(database->pg, "poll", param_count, params, NULL, NULL, 0);
+        found = PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) == 1;
+        if (found) *length = render(result, body);
+        PQclear(result);
+    }
     int status = 200;
-    if (PQresultStatus(result) != PGRES_TUPLES_OK || PQntuples(result) != 1) {
+    if (!found) {
         status = 500;
         *length = snprintf(body, BODY_BYTES, "{\"error\":\"no row\"}");
-    } else if ((*length = render(result, body)) < 0) {
+    } else if (*length < 0) {
         status = 500;
         *length = snprintf(body, BODY_BYTES, "{\"error\":\"row too long\"}");
     }
-    PQclear(result);
     if (work_iterations) work(work_iterations);
     return status;
 }
 
 /* Answers one request on fd; returns 0 to keep the connection, -1 to close it. */
-static int answer(int fd, PGconn *database) {
+static int answer(int fd, struct database *database) {
     char request[REQUEST_BYTES], body[BODY_BYTES], head[256];
     ssize_t count = recv(fd, request, sizeof request - 1, 0);
     if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
@@ -145,19 +185,35 @@ static int answer(int fd, PGconn *database) {
     return sendmsg(fd, &message, MSG_NOSIGNAL) == head_length + length ? 0 : -1;
 }
 
-/* A new connection with the poll's select prepared. */
-static PGconn *connect_database(void) {
-    PGconn *database = PQconnectdb(conninfo);
-    if (PQstatus(database) != CONNECTION_OK) fail(PQerrorMessage(database));
-    PGresult *prepared = PQprepare(database, "poll", sql, 2, NULL);
-    if (PQresultStatus(prepared) != PGRES_COMMAND_OK) fail(PQerrorMessage(database));
+/* A new connection with the poll's select prepared (on SQLite with its parameters bound, as
+   they never change; WAL and a busy timeout as hosted opens it). */
+static struct database *connect_database(void) {
+    struct database *database = calloc(1, sizeof *database);
+    if (!database) fail("out of memory");
+    if (use_sqlite) {
+        if (sqlite3_open_v2(conninfo, &database->lite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+            fail(sqlite3_errmsg(database->lite));
+        sqlite3_busy_timeout(database->lite, 5000);
+        if (sqlite3_exec(database->lite, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v3(database->lite, sql, -1, SQLITE_PREPARE_PERSISTENT, &database->statement, NULL) != SQLITE_OK)
+            fail(sqlite3_errmsg(database->lite));
+        if (sqlite3_bind_parameter_count(database->statement) != param_count) fail("SQL and PARAMs do not match");
+        for (int index = 0; index < param_count; index++)
+            if (sqlite3_bind_text(database->statement, index + 1, params[index], -1, SQLITE_STATIC) != SQLITE_OK)
+                fail(sqlite3_errmsg(database->lite));
+        return database;
+    }
+    database->pg = PQconnectdb(conninfo);
+    if (PQstatus(database->pg) != CONNECTION_OK) fail(PQerrorMessage(database->pg));
+    PGresult *prepared = PQprepare(database->pg, "poll", sql, param_count, NULL);
+    if (PQresultStatus(prepared) != PGRES_COMMAND_OK) fail(PQerrorMessage(database->pg));
     PQclear(prepared);
     return database;
 }
 
 static void *worker(void *unused) {
     (void)unused;
-    PGconn *database = connect_database();
+    struct database *database = connect_database();
     struct pollfd fds[MAX_CONNECTIONS + 1] = {{.fd = listener(), .events = POLLIN}};
     int open = 1;
     for (;;) {
@@ -185,7 +241,7 @@ static void *worker(void *unused) {
 
 /* The libmicrohttpd front: each of its worker threads opens its own database connection on its
    first request (libmicrohttpd runs a connection's callbacks on the thread that polls it). */
-static __thread PGconn *thread_database;
+static __thread struct database *thread_database;
 
 static enum MHD_Result answer_mhd(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload,
@@ -254,7 +310,7 @@ static void *execute(void *argument) {
         pthread_mutex_unlock(&e->lock);
         if (count > 0) {
             for (int i = 0; i < count; i++) {
-                if (!PQsendQueryPrepared(e->database, "poll", 2, params, NULL, NULL, 0)) fail(PQerrorMessage(e->database));
+                if (!PQsendQueryPrepared(e->database, "poll", param_count, params, NULL, NULL, 0)) fail(PQerrorMessage(e->database));
                 e->ring[e->tail++ % RING] = batch[i];
                 if (sync_each) { if (!PQpipelineSync(e->database)) fail("sync"); e->ring[e->tail++ % RING] = NULL; }
             }
@@ -343,7 +399,7 @@ static void serve_pipelined(int threads, int count) {
         struct executor *e = &executors[i];
         pthread_mutex_init(&e->lock, NULL);
         e->wake_fd = eventfd(0, EFD_CLOEXEC);
-        e->database = connect_database();
+        e->database = connect_database()->pg;
         if (!PQenterPipelineMode(e->database) || PQsetnonblocking(e->database, 1) != 0) fail("pipeline mode");
         pthread_t thread;
         if (pthread_create(&thread, NULL, execute, e) != 0) fail("pthread_create");
@@ -386,6 +442,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[1], "--pipeline") == 0 && argc > 2) {
             pipeline = atoi(argv[2]), argc -= 2, argv += 2;
             if (pipeline < 1 || pipeline > 16) fail("bad --pipeline");
+        } else if (strcmp(argv[1], "--sqlite") == 0) {
+            use_sqlite = 1, argc -= 1, argv += 1;
         } else if (strcmp(argv[1], "--work-us") == 0 && argc > 2) {
             char *end;
             work_us = strtol(argv[2], &end, 10);
@@ -395,8 +453,9 @@ int main(int argc, char **argv) {
             break;
         }
     }
-    if (argc != 7) {
-        fprintf(stderr, "usage: min-poll [--libmicrohttpd | --pipeline N] [--work-us N] PORT THREADS CONNINFO SQL PARAM1 PARAM2\n");
+    if (argc < 6 || argc > 5 + MAX_PARAMS || (use_sqlite && pipeline)) {
+        fprintf(stderr, "usage: min-poll [--libmicrohttpd | --pipeline N] [--sqlite] [--work-us N] PORT THREADS CONNINFO SQL PARAM...\n"
+                        "       (1 to %d PARAMs; --sqlite: CONNINFO is a SQLite file, not with --pipeline)\n", MAX_PARAMS);
         return 2;
     }
     if (work_us > 0) {
@@ -408,7 +467,8 @@ int main(int argc, char **argv) {
     port = atoi(argv[1]);
     int threads = atoi(argv[2]);
     if (port <= 0 || port > 65535 || threads <= 0 || threads > 64) fail("bad PORT or THREADS");
-    conninfo = argv[3], sql = argv[4], params[0] = argv[5], params[1] = argv[6];
+    conninfo = argv[3], sql = argv[4], param_count = argc - 5;
+    for (int index = 0; index < param_count; index++) params[index] = argv[5 + index];
     signal(SIGPIPE, SIG_IGN);
     if (pipeline) serve_pipelined(threads, pipeline);
     if (use_mhd) serve_mhd(threads);

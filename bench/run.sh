@@ -21,6 +21,9 @@ Builds the release binary, then benchmarks with wrk on 127.0.0.1:
   hosted POST /v1/verifications       SQLite and PostgreSQL, idempotent repeat (200)
   sqlite raw read / create the statements behind those two requests in a loop on
                            the same SQLite file (bench/sqlite-raw.py), hosted stopped
+  min-poll over SQLite     bench/min-poll.c --libmicrohttpd --sqlite on that file, once with each of
+                           those statements: the least a front on hosted's HTTP library does per
+                           request over the embedded store
   pgbench read / select / create   the SQL hosted runs for those requests, straight
                            against the same PostgreSQL database at the same concurrency
                            (bench/pgbench-read.sql, -select.sql, -create.sql)
@@ -238,22 +241,41 @@ bench_sqlite_raw() {
         "$(seconds_of "$DURATION")" "$RAW_CONNECTIONS") || die "bench/sqlite-raw.py failed"
     log "sqlite raw: $out"
     printf '%s\n' "$out" >"$WORK/sqlite-raw.json"
-    python3 - "$WORK/results.tsv" "$RAW_CONNECTIONS" "$WORK/sqlite-raw.json" >>"$WORK/ratios.txt" <<'PY'
+    # The same statements behind the least an HTTP front on libmicrohttpd can do (min-poll).
+    MIN_POLL_SQLITE=$file MIN_POLL_SQL=$(python3 "$REPO/bench/sqlite-raw.py" --sql read) \
+        min_poll_row "$ROW_MIN_POLL_SQLITE_READ" "$VERIFICATION_ID" --libmicrohttpd
+    MIN_POLL_SQLITE=$file MIN_POLL_SQL=$(python3 "$REPO/bench/sqlite-raw.py" --sql create) \
+        MIN_POLL_PARAMS="$ACCOUNT_ID bench-user bench" \
+        min_poll_row "$ROW_MIN_POLL_SQLITE_CREATE" "$VERIFICATION_ID" --libmicrohttpd
+    python3 - "$WORK/results.tsv" "$RAW_CONNECTIONS" "$WORK/sqlite-raw.json" \
+        "$ROW_MIN_POLL_SQLITE_READ" "$ROW_MIN_POLL_SQLITE_CREATE" >>"$WORK/ratios.txt" <<'PY'
 import json, sys
 results, connections, measured = sys.argv[1], sys.argv[2], sys.argv[3]
+fronts = {"read": sys.argv[4], "create": sys.argv[5]}
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(results)}
 names = {"read": "hosted GET /v1/verifications/{id} (sqlite)", "create": "hosted POST /v1/verifications (sqlite, repeat)"}
+goals = {"read": "goal >= 60%, floor 50%", "create": "goal >= 50%"}
+
+
+def ratio(top, top_rate, bottom, bottom_rate, goal=""):
+    try:
+        a, b = float(top_rate), float(bottom_rate)
+        print(f"{top} / {bottom} = {100 * a / b:.0f}% ({a:.0f} vs {b:.0f} per second){goal}  ")
+    except (TypeError, ValueError, ZeroDivisionError):
+        print(f"{top} / {bottom} = ? (a row is missing or has no rate)  ")
+
+
 with open(results, "a") as out:
     for line in open(measured):
         raw = json.loads(line)
-        label = f"sqlite raw {raw['statement']}: the same statement in a Python loop ({connections} connections)"
+        statement = raw["statement"]
+        label = f"sqlite raw {statement}: the same statement in a Python loop ({connections} connections)"
         out.write(f"{label}\t{raw['rows_per_second']}\t-\t-\t0\n")
-        api = rows.get(names[raw["statement"]])
-        try:
-            print(f"API {raw['statement']} (sqlite) / {label} = {100 * float(api[1]) / raw['rows_per_second']:.0f}% "
-                  f"({float(api[1]):.0f} req/s vs {raw['rows_per_second']} statements/s)  ")
-        except (TypeError, IndexError, ValueError, ZeroDivisionError):
-            print(f"API {raw['statement']} (sqlite) / {label} = ? (a row is missing)  ")
+        api = (rows.get(names[statement]) or [None, None])[1]
+        front = (rows.get(fronts[statement]) or [None, None])[1]
+        ratio(f"API {statement} (sqlite)", api, label, raw["rows_per_second"], f" ({goals[statement]})")
+        ratio(f"API {statement} (sqlite)", api, fronts[statement], front)
+        ratio(fronts[statement], front, label, raw["rows_per_second"])
 PY
 }
 
@@ -303,6 +325,8 @@ ROW_MIN_POLL="min-poll: a C loop doing only HTTP in, the poll's select, HTTP out
 ROW_MIN_POLL_MHD="min-poll on libmicrohttpd: the same on hosted's HTTP library and its flags (bench/min-poll.c --libmicrohttpd)"
 ROW_MIN_POLL_WORK="min-poll on libmicrohttpd spending hosted's extra user CPU per poll (--work-us)"
 ROW_PG_CREATE="pgbench create repeat: the open verification's read (1 statement, as hosted)"
+ROW_MIN_POLL_SQLITE_READ="min-poll on libmicrohttpd over SQLite: the poll's read on the same file (bench/min-poll.c --libmicrohttpd --sqlite)"
+ROW_MIN_POLL_SQLITE_CREATE="min-poll on libmicrohttpd over SQLite: the repeat create's read, as a GET (the same, --sqlite)"
 
 # seconds_of DURATION: a wrk duration (10, 10s, 2m, 1h) in whole seconds, for pgbench -T.
 seconds_of() {
@@ -437,18 +461,27 @@ PY
 # wrk row (hosted stopped). With --libmicrohttpd its HTTP is libmicrohttpd's, started as hosted
 # starts it: what the library hosted must use costs on its own; with --work-us N each request
 # also spends N us of CPU.
+#
+# On SQLite (MIN_POLL_SQLITE=FILE): the same fronts over that file, running MIN_POLL_SQL with the
+# parameters MIN_POLL_PARAMS (default: the verification's id and the account's).
 min_poll_row() {
-    local name=$1 id=$2 front=${3:-} bin=$WORK/min-poll port pid sql workers=$((2 * $(nproc)))
+    local name=$1 id=$2 front=${3:-} bin=$WORK/min-poll port pid sql database workers=$((2 * $(nproc)))
+    local params=(${MIN_POLL_PARAMS:-$id $ACCOUNT_ID})
     if [[ ! -x $bin ]]; then
-        gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq libmicrohttpd) -lpthread ||
+        gcc -O2 -Wall -Werror -o "$bin" "$REPO/bench/min-poll.c" $(pkg-config --cflags --libs libpq libmicrohttpd sqlite3) -lpthread ||
             die "cannot build bench/min-poll.c"
     fi
-    # The poll's read exactly as pgbench runs it, with $1/$2 for pgbench's variables.
-    sql=$(grep -v '^--' "$REPO/bench/pgbench-select.sql" | tr '\n' ' ' |
-        sed 's/:verification_id/$1/; s/:account_id/$2/; s/\\gset v_//')
+    if [[ -n ${MIN_POLL_SQLITE:-} ]]; then
+        database=$MIN_POLL_SQLITE sql=$MIN_POLL_SQL front="$front --sqlite"
+    else
+        # The poll's read exactly as pgbench runs it, with $1/$2 for pgbench's variables.
+        database=$HOSTED_TEST_POSTGRES_URL
+        sql=$(grep -v '^--' "$REPO/bench/pgbench-select.sql" | tr '\n' ' ' |
+            sed 's/:verification_id/$1/; s/:account_id/$2/; s/\\gset v_//')
+    fi
     port=$(free_port)
     # shellcheck disable=SC2086  # front: zero or more options
-    "$bin" $front "$port" "$workers" "$HOSTED_TEST_POSTGRES_URL" "$sql" "$id" "$ACCOUNT_ID" \
+    "$bin" $front "$port" "$workers" "$database" "$sql" "${params[@]}" \
         >"$WORK/min-poll.log" 2>&1 &
     pid=$!
     PIDS+=("$pid")

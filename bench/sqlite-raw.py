@@ -2,6 +2,7 @@
 """SQLite's own speed for the statements behind hosted's poll and repeat create (bench/run.sh).
 
 Usage: bench/sqlite-raw.py DATABASE VERIFICATION_ID ACCOUNT_ID USER_ID WORKFLOW_KEY SECONDS [CONNECTIONS]
+       bench/sqlite-raw.py --sql read|create   (prints that statement's text, for bench/min-poll.c)
 
 Runs, on the database file hosted used (hosted stopped), each statement in a tight loop for
 SECONDS on CONNECTIONS threads, each with its own connection (Python's sqlite3 releases the GIL
@@ -60,6 +61,9 @@ def measure(path, name, sql, values, seconds, connections):
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--sql" and argv[2] in ("read", "create"):
+        print(READ if argv[2] == "read" else OPEN)
+        return 0
     if len(argv) not in (7, 8) or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) > 1 and argv[1] in ("-h", "--help") else 2
