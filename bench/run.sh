@@ -58,6 +58,8 @@ Environment:
                      empty: none)
   BENCH_ROUNDS       interleaved rounds of the poll, pgbench's select and both min-polls after the
                      main rows, each ratio reported as the median over them (default 3; 0 = none);
+                     as many rounds of the SQLite poll and repeat create, each followed by the
+                     Python loop of their statements;
                      each round also measures the CPU per request of hosted and of min-poll on
                      libmicrohttpd, then runs that loop once more spending hosted's extra user CPU
                      per poll (--work-us): if it lands where hosted does, that CPU is the gap
@@ -247,13 +249,13 @@ bench_sqlite_raw() {
     MIN_POLL_SQLITE=$file MIN_POLL_SQL=$(python3 "$REPO/bench/sqlite-raw.py" --sql create) \
         MIN_POLL_PARAMS="$ACCOUNT_ID bench-user bench" \
         min_poll_row "$ROW_MIN_POLL_SQLITE_CREATE" "$VERIFICATION_ID" --libmicrohttpd
-    python3 - "$WORK/results.tsv" "$RAW_CONNECTIONS" "$WORK/sqlite-raw.json" \
-        "$ROW_MIN_POLL_SQLITE_READ" "$ROW_MIN_POLL_SQLITE_CREATE" >>"$WORK/ratios.txt" <<'PY'
+    python3 - "$WORK/results.tsv" "$RAW_CONNECTIONS" "$WORK/sqlite-raw.json" "$ROW_MIN_POLL_SQLITE_READ" \
+        "$ROW_MIN_POLL_SQLITE_CREATE" "$ROW_SQLITE_READ" "$ROW_SQLITE_CREATE" >>"$WORK/ratios.txt" <<'PY'
 import json, sys
 results, connections, measured = sys.argv[1], sys.argv[2], sys.argv[3]
 fronts = {"read": sys.argv[4], "create": sys.argv[5]}
 rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(results)}
-names = {"read": "hosted GET /v1/verifications/{id} (sqlite)", "create": "hosted POST /v1/verifications (sqlite, repeat)"}
+names = {"read": sys.argv[6], "create": sys.argv[7]}
 goals = {"read": "goal >= 60%, floor 50%", "create": "goal >= 50%"}
 
 
@@ -276,6 +278,52 @@ with open(results, "a") as out:
         ratio(f"API {statement} (sqlite)", api, label, raw["rows_per_second"], f" ({goals[statement]})")
         ratio(f"API {statement} (sqlite)", api, fronts[statement], front)
         ratio(fronts[statement], front, label, raw["rows_per_second"])
+PY
+}
+
+# bench_sqlite_rounds DATABASE_FILE: $ROUNDS more rounds of the SQLite poll and repeat create
+# (hosted on that file, each round on a verification of its own), each followed by the Python
+# loop of their statements with hosted stopped; each ratio reported as the median over them, as
+# the PostgreSQL poll's are (one row is at the mercy of how wrk's connections fall on the workers).
+bench_sqlite_rounds() {
+    local file=$1 round id body out
+    (( ROUNDS > 0 )) || return 0
+    for round in $(seq "$ROUNDS"); do
+        start_hosted "sqlite:$file" "sqlite-round-$round"
+        body="{\"user_id\":\"bench-sqlite-round-$round\",\"workflow\":\"bench\",\"mobile\":\"+919876543210\"}"
+        id=$(create_verification "$API_KEY" "$body") || exit 1
+        wrk_row "round $round: $ROW_SQLITE_READ" "$HOSTED_BASE/v1/verifications/$id" -H "Authorization: Bearer $API_KEY"
+        BENCH_API_KEY=$API_KEY BENCH_VERIFICATION_BODY=$body \
+            wrk_row "round $round: $ROW_SQLITE_CREATE" "$HOSTED_BASE/v1/verifications" -s "$REPO/bench/post-verification.lua"
+        stop_pid "$HOSTED_PID"
+        out=$(python3 "$REPO/bench/sqlite-raw.py" "$file" "$id" "$ACCOUNT_ID" "bench-sqlite-round-$round" bench \
+            "$(seconds_of "$DURATION")" "$RAW_CONNECTIONS") || die "bench/sqlite-raw.py failed"
+        log "round $round: sqlite raw: $out"
+        python3 - "$round" "$out" >>"$WORK/results.tsv" <<'PY'
+import json, sys
+for line in sys.argv[2].splitlines():
+    raw = json.loads(line)
+    print("round %s: sqlite raw %s\t%s\t-\t-\t0" % (sys.argv[1], raw["statement"], raw["rows_per_second"]))
+PY
+    done
+    python3 - "$WORK/results.tsv" "$ROUNDS" "$ROW_SQLITE_READ" "$ROW_SQLITE_CREATE" >>"$WORK/ratios.txt" <<'PY'
+import statistics, sys
+path, rounds, read, create = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rows = {line.split("\t")[0]: line.rstrip("\n").split("\t") for line in open(path)}
+def rate(name):
+    try:
+        return float(rows[name][1])
+    except (KeyError, IndexError, ValueError):
+        return None
+for label, api, loop in [("SQLite poll / its read in a Python loop (goal >= 60%, floor 50%)", read, "read"),
+                         ("SQLite repeat create / its read in a Python loop (goal >= 50%)", create, "create")]:
+    pairs = [(rate(f"round {r}: {api}"), rate(f"round {r}: sqlite raw {loop}")) for r in range(1, rounds + 1)]
+    values = [100 * a / b for a, b in pairs if a and b]
+    if values:
+        print(f"median of {len(values)} interleaved rounds: {label} = {statistics.median(values):.0f}% "
+              f"(rounds: {', '.join(f'{v:.0f}%' for v in values)})  ")
+    else:
+        print(f"median of the interleaved rounds: {label} = ? (a round's row is missing)  ")
 PY
 }
 
@@ -313,6 +361,7 @@ bench_hosted_account() {
     stop_pid "$HOSTED_PID"
     if [[ $name == sqlite ]]; then
         bench_sqlite_raw "${db#sqlite:}"
+        bench_sqlite_rounds "${db#sqlite:}"
     fi
 }
 
@@ -325,6 +374,8 @@ ROW_MIN_POLL="min-poll: a C loop doing only HTTP in, the poll's select, HTTP out
 ROW_MIN_POLL_MHD="min-poll on libmicrohttpd: the same on hosted's HTTP library and its flags (bench/min-poll.c --libmicrohttpd)"
 ROW_MIN_POLL_WORK="min-poll on libmicrohttpd spending hosted's extra user CPU per poll (--work-us)"
 ROW_PG_CREATE="pgbench create repeat: the open verification's read (1 statement, as hosted)"
+ROW_SQLITE_READ="hosted GET /v1/verifications/{id} (sqlite)"
+ROW_SQLITE_CREATE="hosted POST /v1/verifications (sqlite, repeat)"
 ROW_MIN_POLL_SQLITE_READ="min-poll on libmicrohttpd over SQLite: the poll's read on the same file (bench/min-poll.c --libmicrohttpd --sqlite)"
 ROW_MIN_POLL_SQLITE_CREATE="min-poll on libmicrohttpd over SQLite: the repeat create's read, as a GET (the same, --sqlite)"
 

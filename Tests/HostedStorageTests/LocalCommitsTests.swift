@@ -58,15 +58,29 @@ extension ReadMemoTests {
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func aPollTakesTheLastReadUntilThisProcessCommitsOrASecondPasses(_ backend: Backend) throws {
+    /// A verification of a new account on `backend` that `readFirst` reads, then changed by
+    /// another process (`writeElsewhere`: its mobile becomes +14155550123); `body` goes on.
+    func withAVerificationChangedElsewhere(
+        _ backend: Backend,
+        readFirst: (VerificationStore, ObjectID, Verification) throws -> Void,
+        _ body: (any Database, ManualClock, VerificationStore, ObjectID, Verification) throws -> Void
+    ) throws {
         try withMigratedDatabase(backend) { db in
             let clock = ManualClock(t0)
             let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: clock)
             let account = try makeAccount(db)
             let v = try create(store, account)
-            #expect(try polledRead(store, account, v.id)?.mobile == "+919876543210")
+            try readFirst(store, account, v)
             try writeElsewhere(db, "UPDATE verifications SET mobile = '+14155550123' WHERE id = '\(v.id.rawValue)'")
+            try body(db, clock, store, account, v)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aPollTakesTheLastReadUntilThisProcessCommitsOrASecondPasses(_ backend: Backend) throws {
+        try withAVerificationChangedElsewhere(backend, readFirst: { store, account, v throws in
+            #expect(try polledRead(store, account, v.id)?.mobile == "+919876543210")
+        }) { db, clock, store, account, v in
             clock.advance(by: 0.5)
             // SQLite: the other process's change is not seen yet (no read was made); PostgreSQL reads.
             #expect(try polledRead(store, account, v.id)?.mobile == (backend == .sqlite ? "+919876543210" : "+14155550123"))
@@ -91,14 +105,10 @@ extension ReadMemoTests {
 
     @Test(arguments: Backend.allCases)
     func aRepeatedCreateTakesTheLastOpenReadUntilThisProcessCommits(_ backend: Backend) throws {
-        try withMigratedDatabase(backend) { db in
-            let clock = ManualClock(t0)
-            let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: clock)
-            let account = try makeAccount(db)
-            let v = try create(store, account)
+        try withAVerificationChangedElsewhere(backend, readFirst: { store, account, v throws in
             #expect(try openRead(store, account)?.id == v.id)
             #expect(try openRead(store, account, user: "user-2") == nil)
-            try writeElsewhere(db, "UPDATE verifications SET mobile = '+14155550123' WHERE id = '\(v.id.rawValue)'")
+        }) { _, clock, store, account, v in
             #expect(try openRead(store, account)?.mobile == (backend == .sqlite ? "+919876543210" : "+14155550123"))
             clock.advance(by: 1)
             #expect(try openRead(store, account)?.mobile == "+14155550123")
