@@ -69,7 +69,7 @@ import Testing
             group.enter()
             db.submit(hold, writes: false) { answers.record(-1, $0); group.leave() }
             if let postgres {
-                try #require(try eventually { postgres.pipelineStatistics.batches > batchesBefore }, "the hold was not sent")
+                try #require(eventually { postgres.pipelineStatistics.batches > batchesBefore }, "the hold was not sent")
             }
             for k in 0..<10 {
                 group.enter()
