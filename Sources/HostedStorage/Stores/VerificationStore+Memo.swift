@@ -21,6 +21,7 @@ final class VerificationDecoding: @unchecked Sendable {
         let time: Date
     }
 
+    /// Which verification a repeated create's read found open, and when.
     struct OpenRead: Sendable {
         let id: ObjectID
         let asOf: LocalRead
@@ -124,11 +125,10 @@ extension VerificationStore {
     }
 
     static func openKey(_ accountID: ObjectID, _ userID: String, _ workflowKey: String) -> String {
-        // The user id is at most 255 characters with no control character: \u{1} cannot be in it.
+        // A user id has no control character, so the last \u{1} ends the workflow key and two
+        // triples never share a key (`recentlyOpen` compares the fields anyway).
         "\(accountID.rawValue)\u{1}\(workflowKey)\u{1}\(userID)"
     }
-
-
 }
 
 extension VerificationDecoding.LocalRead {
