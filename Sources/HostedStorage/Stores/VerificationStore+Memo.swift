@@ -97,31 +97,30 @@ extension VerificationStore {
     /// the longest a change made by another process (an operator's `sqlite3` shell) stays unseen.
     static let recentPollLifetime: TimeInterval = 1
 
+    /// Where this process stands now, for a read that may be kept and taken again: the count of
+    /// its commits and the time (nil on PostgreSQL, where every read asks the database).
+    func localRead() -> VerificationDecoding.LocalRead? {
+        database.localCommits.map { VerificationDecoding.LocalRead(commits: $0, time: clock.now()) }
+    }
+
     /// The verification `id` of `accountID` as a poll read it, if no change this process made can
-    /// have reached it since: `commits` (now) is the count that read saw, and it is younger than
-    /// `recentPollLifetime`. Any change through any connection of this process moves the count.
-    func recentlyPolled(accountID: ObjectID, id: ObjectID, commits: UInt64, at now: Date) -> Verification? {
+    /// have reached it since: that read saw the count of commits `now` has, and it is younger
+    /// than `recentPollLifetime`. Any change through any connection of this process moves the count.
+    func recentlyPolled(accountID: ObjectID, id: ObjectID, now: VerificationDecoding.LocalRead) -> Verification? {
         decoding.memo.value(for: id.rawValue) { known in
-            known.asOf.map { $0.isRecent(commits: commits, at: now) } == true && known.verification.accountID == accountID
+            known.asOf?.isRecent(now) == true && known.verification.accountID == accountID
         }?.verification
     }
 
     /// The same for a repeated create: the open verification of this account, user and workflow
-    /// that the last such read found, under the same conditions.
-    func recentlyOpen(accountID: ObjectID, userID: String, workflowKey: String, commits: UInt64, at now: Date) -> Verification? {
-        guard let found = decoding.open.value(for: Self.openKey(accountID, userID, workflowKey),
-                                              where: { $0.asOf.isRecent(commits: commits, at: now) }),
-              let open = recentlyPolled(accountID: accountID, id: found.id, commits: commits, at: now),
+    /// (`openKey`) that the last such read found, under the same conditions.
+    func recentlyOpen(accountID: ObjectID, userID: String, workflowKey: String, key: String,
+                      now: VerificationDecoding.LocalRead) -> Verification? {
+        guard let found = decoding.open.value(for: key, where: { $0.asOf.isRecent(now) }),
+              let open = recentlyPolled(accountID: accountID, id: found.id, now: now),
               open.userID == userID, open.workflowKey == workflowKey
         else { return nil }
         return open
-    }
-
-    /// Keeps which verification a repeated create's read found (read at `asOf`).
-    func rememberOpen(_ open: Verification, asOf: VerificationDecoding.LocalRead,
-                      ticket: ReadMemo<VerificationDecoding.OpenRead>.Ticket) {
-        decoding.open.remember(VerificationDecoding.OpenRead(id: open.id, asOf: asOf),
-                               for: Self.openKey(open.accountID, open.userID, open.workflowKey), ticket: ticket)
     }
 
     static func openKey(_ accountID: ObjectID, _ userID: String, _ workflowKey: String) -> String {
@@ -132,10 +131,10 @@ extension VerificationStore {
 }
 
 extension VerificationDecoding.LocalRead {
-    /// Nothing was committed here since this read, which is younger than
+    /// Nothing was committed here between this read and `now`, and it is younger than
     /// `VerificationStore.recentPollLifetime`.
-    func isRecent(commits now: UInt64, at time: Date) -> Bool {
-        let age = time.timeIntervalSince(self.time)
-        return commits == now && age >= 0 && age < VerificationStore.recentPollLifetime
+    func isRecent(_ now: Self) -> Bool {
+        let age = now.time.timeIntervalSince(time)
+        return commits == now.commits && age >= 0 && age < VerificationStore.recentPollLifetime
     }
 }

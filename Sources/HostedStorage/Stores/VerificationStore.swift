@@ -93,20 +93,20 @@ public struct VerificationStore: Sendable {
     /// verification (under a second ago, SQLite only), that read is the answer (`recentlyOpen`).
     public func openVerification(accountID: ObjectID, userID: String, workflowKey: String,
                                  completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
-        let now = clock.now()
-        let commits = database.localCommits
-        if let commits, let known = recentlyOpen(accountID: accountID, userID: userID, workflowKey: workflowKey,
-                                                 commits: commits, at: now) {
+        let asOf = localRead()
+        let key = Self.openKey(accountID, userID, workflowKey)
+        if let asOf, let known = recentlyOpen(accountID: accountID, userID: userID, workflowKey: workflowKey, key: key, now: asOf) {
             return completion(.success(known))
         }
         let ticket = readTicket(for: nil)
-        let openTicket = decoding.open.ticket(for: Self.openKey(accountID, userID, workflowKey))
-        let asOf = commits.map { VerificationDecoding.LocalRead(commits: $0, time: now) }
+        let openTicket = decoding.open.ticket(for: key)
         database.submit(SQL(unsafeSQL: Self.openText, bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]),
                         writes: false) { rows in
             completion(Result {
                 let open = try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }
-                if let open, let asOf { rememberOpen(open, asOf: asOf, ticket: openTicket) }
+                if let open, let asOf {
+                    decoding.open.remember(VerificationDecoding.OpenRead(id: open.id, asOf: asOf), for: key, ticket: openTicket)
+                }
                 return open
             })
         }
@@ -137,13 +137,11 @@ public struct VerificationStore: Sendable {
     /// this verification (under a second ago) that read is the answer (`recentlyPolled`).
     public func verification(accountID: ObjectID, id: ObjectID,
                              completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
-        let now = clock.now()
-        let commits = database.localCommits
-        if let commits, let known = recentlyPolled(accountID: accountID, id: id, commits: commits, at: now) {
+        let asOf = localRead()
+        if let asOf, let known = recentlyPolled(accountID: accountID, id: id, now: asOf) {
             return completion(Result { try expireIfDue(known) })
         }
         let ticket = readTicket(for: id)
-        let asOf = commits.map { VerificationDecoding.LocalRead(commits: $0, time: now) }
         database.submit(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]),
                         writes: false) { rows in
             completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }.map(expireIfDue) })
