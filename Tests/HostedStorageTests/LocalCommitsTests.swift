@@ -18,9 +18,9 @@ extension ReadMemoTests {
 
     /// The repeated create's read of the open verification.
     func openRead(_ store: VerificationStore, _ account: ObjectID, user: String = "user-1") throws -> Verification? {
-        let arrival = Arrival<Result<Verification?, any Error>>()
+        let arrival = Arrival<Result<FoundVerification?, any Error>>()
         store.openVerification(accountID: account, userID: user, workflowKey: "kyc") { arrival.set($0) }
-        return try #require(arrival.wait(seconds: 10)).get()
+        return try #require(arrival.wait(seconds: 10)).get()?.verification
     }
 
     /// Changes the row as a process other than this one would: on SQLite a python3 process

@@ -20,6 +20,8 @@ struct VerificationRoutes {
     /// What recent answers sent for a verification (see `ReadMemo`): a verification polled again
     /// unchanged gets the same bytes without writing its JSON again.
     let rendered: ReadMemo<Rendered>
+    /// The answers to repeated creates by account and exact body (SQLite only).
+    let repeats: RepeatedCreates
 
     struct Rendered: Sendable {
         let verification: Verification
@@ -86,6 +88,9 @@ struct VerificationRoutes {
     /// a keyed create is.
     private func create(_ request: Request, context: RequestContext) throws -> Reply {
         let account = try context.account()
+        if let now = store.localRead(), let known = repeats.answer(accountID: account.id, body: request.body, now: now) {
+            return .ready(response(known, status: 200))
+        }
         let input = try Self.createInput(request)
         let actor = try context.apiActor()
         let ticket = rendered.ticket(for: nil)
@@ -99,10 +104,15 @@ struct VerificationRoutes {
             }
         }
         guard let (userID, key) = VerificationService.repeatable(input) else { return createNew(false) }
+        let body = request.body
+        let repeatTicket = repeats.ticket(accountID: account.id, body: body)
         return Reply.eventually { settle in
             service.openForRepeat(accountID: account.id, userID: userID, workflowKey: key) { found in
                 switch found {
-                case .success(let open?): settle(.ready(respond(open, ticket: ticket)))
+                case .success(let open?):
+                    let answer = rendering(open.verification, ticket: ticket)
+                    repeats.remember(answer, accountID: account.id, body: body, asOf: open.asOf, ticket: repeatTicket)
+                    settle(.ready(response(answer, status: 200)))
                 case .success(nil): settle(.onWorker { createNew(true) })
                 case .failure(let error): settle(Self.failed(error, log: log))
                 }
@@ -125,14 +135,20 @@ struct VerificationRoutes {
     /// The verification as JSON, with its ETag. With a `ticket` (taken before the verification
     /// was read), what is written is kept for the next answer about the same verification.
     func respond(_ verification: Verification, status: Int = 200, ticket: ReadMemo<Rendered>.Ticket? = nil) -> Response {
+        response(rendering(verification, ticket: ticket), status: status)
+    }
+
+    /// `verification` as JSON with its ETag: what a recent answer wrote, or written now (and kept
+    /// when there is a `ticket`).
+    private func rendering(_ verification: Verification, ticket: ReadMemo<Rendered>.Ticket?) -> Rendered {
         let id = verification.id.rawValue
-        let answer: Rendered
-        if let known = rendered.value(for: id, where: { $0.verification == verification }) {
-            answer = known
-        } else {
-            answer = Rendered(verification: verification, body: verificationJSON.bytes(verification), etag: verification.etag)
-            if let ticket { rendered.remember(answer, for: id, ticket: ticket) }
-        }
+        if let known = rendered.value(for: id, where: { $0.verification == verification }) { return known }
+        let answer = Rendered(verification: verification, body: verificationJSON.bytes(verification), etag: verification.etag)
+        if let ticket { rendered.remember(answer, for: id, ticket: ticket) }
+        return answer
+    }
+
+    private func response(_ answer: Rendered, status: Int) -> Response {
         var response = Response.json(bytes: answer.body, status: status)
         response.headers.add("ETag", answer.etag)
         response.headers.add("Cache-Control", "no-store")

@@ -56,14 +56,14 @@ struct VerificationService: Sendable {
     }
 
     /// A create's repeat check through `Database.submit`, for an input `repeatable` accepts:
-    /// `completion` gets the open verification to answer with, or nil when there is none (or it
-    /// is past its time) and the create must go on. On PostgreSQL `completion` runs later on the
-    /// pipeline's thread, on SQLite before this returns.
+    /// `completion` gets the open verification to answer with (and as of when it was read), or
+    /// nil when there is none (or it is past its time) and the create must go on. On PostgreSQL
+    /// `completion` runs later on the pipeline's thread, on SQLite before this returns.
     func openForRepeat(accountID: ObjectID, userID: String, workflowKey: String,
-                       completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
+                       completion: @escaping @Sendable (Result<FoundVerification?, any Error>) -> Void) {
         let clock = self.clock
         verifications.openVerification(accountID: accountID, userID: userID, workflowKey: workflowKey) { found in
-            completion(found.map { open in open.flatMap { $0.isDueToExpire(at: clock.now()) ? nil : $0 } })
+            completion(found.map { open in open.flatMap { $0.verification.isDueToExpire(at: clock.now()) ? nil : $0 } })
         }
     }
 

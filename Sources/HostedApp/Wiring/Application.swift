@@ -28,6 +28,8 @@ public struct Application: Sendable {
     let webhooks: WebhookDispatcher
 
     let draining: DrainFlag
+    /// The answers kept for repeated creates (tests look at how many).
+    let repeatedCreates: RepeatedCreates
 
     /// Readiness (`/readyz`) answers 503 from now on, while everything else is still served:
     /// the first step of stopping, so a balancer that checks readiness stops sending here.
@@ -133,6 +135,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     // The customer API, behind API-key authentication (a body is read only for a live key).
     let renderedVerifications = ReadMemo<VerificationRoutes.Rendered>()
     changes.subscribe { key in renderedVerifications.forget(key) }
+    let repeatedCreates = RepeatedCreates()
+    changes.subscribe { _ in repeatedCreates.forgetAll() }
     let verificationRoutes = VerificationRoutes(
         guards: guards,
         service: VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs,
@@ -140,7 +144,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         store: verifications, longPoll: longPoll,
         verificationJSON: APIObjects.VerificationJSON(publicURL: configuration.publicURL), clock: clock,
         pollRate: configuration.pollRate, pollBurst: configuration.pollBurst, pollLeases: PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst),
-        rendered: renderedVerifications)
+        rendered: renderedVerifications, repeats: repeatedCreates)
     let apiKeys = APIKeyAuthentication(accounts: accounts)
     routes.group(apiKeys) { routes in
         AccountRoutes().register(in: &routes)
@@ -226,5 +230,6 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts, metrics: metrics,
                        console: console,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
-                       changes: changes, background: background, webhooks: webhooks, draining: draining)
+                       changes: changes, background: background, webhooks: webhooks, draining: draining,
+                       repeatedCreates: repeatedCreates)
 }

@@ -15,12 +15,6 @@ final class VerificationDecoding: @unchecked Sendable {
         var asOf: LocalRead?
     }
 
-    /// When a read ran, by the clock and by the count of changes this process had committed.
-    struct LocalRead: Sendable {
-        let commits: UInt64
-        let time: Date
-    }
-
     /// Which verification a repeated create's read found open, and when.
     struct OpenRead: Sendable {
         let id: ObjectID
@@ -73,7 +67,7 @@ extension VerificationStore {
     /// kept, unless the verification changed since `ticket`). `asOf`: the read was a poll's, at
     /// that count of local commits, and is kept with it.
     func decoded(_ row: Row, ticket: ReadMemo<VerificationDecoding.Decoded>.Ticket,
-                 asOf: VerificationDecoding.LocalRead? = nil) throws -> Verification {
+                 asOf: LocalRead? = nil) throws -> Verification {
         let count = Self.columnNames.count
         guard let start = decoding.start(of: row.layout), row.values.count >= start + count,
               case .text(let id) = row.values[start]
@@ -99,28 +93,31 @@ extension VerificationStore {
 
     /// Where this process stands now, for a read that may be kept and taken again: the count of
     /// its commits and the time (nil on PostgreSQL, where every read asks the database).
-    func localRead() -> VerificationDecoding.LocalRead? {
-        database.localCommits.map { VerificationDecoding.LocalRead(commits: $0, time: clock.now()) }
+    public func localRead() -> LocalRead? {
+        database.localCommits.map { LocalRead(commits: $0, time: clock.now()) }
     }
 
     /// The verification `id` of `accountID` as a poll read it, if no change this process made can
     /// have reached it since: that read saw the count of commits `now` has, and it is younger
     /// than `recentPollLifetime`. Any change through any connection of this process moves the count.
-    func recentlyPolled(accountID: ObjectID, id: ObjectID, now: VerificationDecoding.LocalRead) -> Verification? {
-        decoding.memo.value(for: id.rawValue) { known in
+    func recentlyPolled(accountID: ObjectID, id: ObjectID, now: LocalRead) -> FoundVerification? {
+        let known = decoding.memo.value(for: id.rawValue) { known in
             known.asOf?.isRecent(now) == true && known.verification.accountID == accountID
-        }?.verification
+        }
+        return known.map { FoundVerification(verification: $0.verification, asOf: $0.asOf) }
     }
 
     /// The same for a repeated create: the open verification of this account, user and workflow
-    /// (`openKey`) that the last such read found, under the same conditions.
+    /// (`openKey`) that the last such read found, under the same conditions, as of the older of
+    /// the two reads it takes.
     func recentlyOpen(accountID: ObjectID, userID: String, workflowKey: String, key: String,
-                      now: VerificationDecoding.LocalRead) -> Verification? {
+                      now: LocalRead) -> FoundVerification? {
         guard let found = decoding.open.value(for: key, where: { $0.asOf.isRecent(now) }),
               let open = recentlyPolled(accountID: accountID, id: found.id, now: now),
-              open.userID == userID, open.workflowKey == workflowKey
+              open.verification.userID == userID, open.verification.workflowKey == workflowKey,
+              let polled = open.asOf
         else { return nil }
-        return open
+        return FoundVerification(verification: open.verification, asOf: polled.time < found.asOf.time ? polled : found.asOf)
     }
 
     static func openKey(_ accountID: ObjectID, _ userID: String, _ workflowKey: String) -> String {
@@ -130,10 +127,23 @@ extension VerificationStore {
     }
 }
 
-extension VerificationDecoding.LocalRead {
+/// A verification a read found, and where this process stood when that read ran (nil on
+/// PostgreSQL): something made from it may be kept and used again while `asOf` is recent.
+public struct FoundVerification: Sendable {
+    public let verification: Verification
+    public let asOf: LocalRead?
+}
+
+/// When a read ran, by the clock and by the count of changes this process had committed
+/// (`Database.localCommits`): what a result kept from that read is checked against before it is
+/// taken again.
+public struct LocalRead: Sendable, Equatable {
+    public let commits: UInt64
+    public let time: Date
+
     /// Nothing was committed here between this read and `now`, and it is younger than
     /// `VerificationStore.recentPollLifetime`.
-    func isRecent(_ now: Self) -> Bool {
+    public func isRecent(_ now: Self) -> Bool {
         let age = now.time.timeIntervalSince(time)
         return commits == now.commits && age >= 0 && age < VerificationStore.recentPollLifetime
     }

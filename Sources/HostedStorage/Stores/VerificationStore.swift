@@ -90,9 +90,10 @@ public struct VerificationStore: Sendable {
     /// The same read through `Database.submit`: on PostgreSQL `completion` runs later on the
     /// pipeline's thread, on SQLite before this returns. The caller checks the time, as above.
     /// When this process has committed nothing since the last such read found the open
-    /// verification (under a second ago, SQLite only), that read is the answer (`recentlyOpen`).
+    /// verification (under a second ago, SQLite only), that read is the answer (`recentlyOpen`);
+    /// either way the answer says as of when (`FoundVerification.asOf`).
     public func openVerification(accountID: ObjectID, userID: String, workflowKey: String,
-                                 completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
+                                 completion: @escaping @Sendable (Result<FoundVerification?, any Error>) -> Void) {
         let asOf = localRead()
         let key = Self.openKey(accountID, userID, workflowKey)
         if let asOf, let known = recentlyOpen(accountID: accountID, userID: userID, workflowKey: workflowKey, key: key, now: asOf) {
@@ -107,7 +108,7 @@ public struct VerificationStore: Sendable {
                 if let open, let asOf {
                     decoding.open.remember(VerificationDecoding.OpenRead(id: open.id, asOf: asOf), for: key, ticket: openTicket)
                 }
-                return open
+                return open.map { FoundVerification(verification: $0, asOf: asOf) }
             })
         }
     }
@@ -139,7 +140,7 @@ public struct VerificationStore: Sendable {
                              completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
         let asOf = localRead()
         if let asOf, let known = recentlyPolled(accountID: accountID, id: id, now: asOf) {
-            return completion(Result { try expireIfDue(known) })
+            return completion(Result { try expireIfDue(known.verification) })
         }
         let ticket = readTicket(for: id)
         database.submit(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]),
