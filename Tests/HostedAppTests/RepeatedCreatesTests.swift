@@ -107,6 +107,14 @@ import Testing
             return (response.status, app.json(response)["id"] as? String)
         }
 
+        /// A create of `body` now makes a new verification, not `id`.
+        func expectAnother(than id: String?, _ body: String = String(decoding: RepeatedCreatesTests.body, as: UTF8.self),
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+            let fresh = create(body)
+            #expect(fresh.status == 201, sourceLocation: sourceLocation)
+            #expect(fresh.id != id, sourceLocation: sourceLocation)
+        }
+
         /// Cancels verification `id` as another process would: on SQLite a python3 process
         /// writing the file (this process's count of commits cannot see it); on PostgreSQL any
         /// connection (nothing is kept there).
@@ -151,9 +159,7 @@ import Testing
         #expect(f.create() == (200, id))
         // A cancel through this process is seen by the very next repeat.
         #expect(f.post("/v1/verifications/\(id ?? "")/cancel", "").status == 200)
-        let fresh = f.create()
-        #expect(fresh.status == 201)
-        #expect(fresh.id != id)
+        f.expectAnother(than: id)
     }
 
     /// The route takes what is kept (an answer planted here, which the long way would never
@@ -180,7 +186,7 @@ import Testing
         } else {
             #expect(f.app.json(answered)["id"] as? String == id)
         }
-        // Other bytes, or another account's key, go the long way.
+        // Other bytes (a space) go the long way, to the real verification.
         #expect(f.create(#"{"user_id":"user-1","workflow":"kyc","mobile":"+919876543210" }"#) == (200, id))
     }
 
@@ -202,9 +208,7 @@ import Testing
             #expect(f.create(spaced) == (200, id))  // within the second: unseen, as documented
         }
         f.clock.advance(by: 0.6)
-        let fresh = f.create(spaced)
-        #expect(fresh.status == 201)
-        #expect(fresh.id != id)
+        f.expectAnother(than: id, spaced)
     }
 
     @Test(arguments: Store.allCases)
@@ -221,8 +225,6 @@ import Testing
         f.clock.advance(by: expiresAt.timeIntervalSince(f.clock.now()) - 0.3)
         #expect(f.create() == (200, id))
         f.clock.advance(by: 0.5)
-        let fresh = f.create()
-        #expect(fresh.status == 201)
-        #expect(fresh.id != id)
+        f.expectAnother(than: id)
     }
 }
