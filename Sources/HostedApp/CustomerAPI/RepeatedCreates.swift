@@ -28,6 +28,7 @@ struct RepeatedCreates: Sendable {
 
     private let memo: ReadMemo<Entry>
 
+    /// `capacity` answers at most (0 keeps none: PostgreSQL).
     init(capacity: Int = 1024) {
         memo = ReadMemo(capacity: capacity)
     }

@@ -135,7 +135,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     // The customer API, behind API-key authentication (a body is read only for a live key).
     let renderedVerifications = ReadMemo<VerificationRoutes.Rendered>()
     changes.subscribe { key in renderedVerifications.forget(key) }
-    let repeatedCreates = RepeatedCreates()
+    // Only SQLite keeps answers to repeats (PostgreSQL has no count of local commits to check).
+    let repeatedCreates = RepeatedCreates(capacity: database.localCommits == nil ? 0 : 1024)
     changes.subscribe { _ in repeatedCreates.forgetAll() }
     let verificationRoutes = VerificationRoutes(
         guards: guards,
