@@ -137,7 +137,7 @@ public struct FoundVerification: Sendable {
 /// When a read ran, by the clock and by the count of changes this process had committed
 /// (`Database.localCommits`): what a result kept from that read is checked against before it is
 /// taken again.
-public struct LocalRead: Sendable, Equatable {
+public struct LocalRead: Sendable {
     public let commits: UInt64
     public let time: Date
 
