@@ -1,5 +1,6 @@
 #include <vips/vips.h>
 #include <string.h>
+#include <malloc.h>
 
 // libvips' operations take NULL-terminated variadic option lists, which Swift cannot call.
 // These fixed-arity wrappers pass exactly the options Hosted uses.
@@ -33,12 +34,15 @@ static inline int hosted_vips_dimensions(const void *bytes, size_t length, int *
     return 0;
 }
 
-/// Decodes the image (truncated input is an error), applies its EXIF orientation and shrinks
-/// it to fit `max_edge` × `max_edge` (never enlarges; JPEGs shrink while they load). NULL on error.
-static inline VipsImage *hosted_vips_decode_oriented(const void *bytes, size_t length, int max_edge) {
+/// Decodes the image, applies its EXIF orientation and shrinks it to fit `max_edge` × `max_edge`
+/// (never enlarges; JPEGs shrink while they load). `loader_options` is the loader's option string,
+/// e.g. "fail_on=truncated" (truncated input is an error) or "fail_on=warning" (so is any damage
+/// the decoder would paper over). NULL on error.
+static inline VipsImage *hosted_vips_decode_oriented(const void *bytes, size_t length, int max_edge,
+                                                     const char *loader_options) {
     VipsImage *out = NULL;
     if (vips_thumbnail_buffer((void *)bytes, length, &out, max_edge, "height", max_edge, "size", VIPS_SIZE_DOWN,
-                              "option_string", "fail_on=truncated", NULL)) return NULL;
+                              "option_string", loader_options, NULL)) return NULL;
     return out;
 }
 
@@ -82,3 +86,8 @@ static inline void hosted_vips_take_error(char *buffer, size_t size) {
 static inline void hosted_vips_log_to(GLogFunc handler) {
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG, handler, NULL);
 }
+
+/// Gives the pages glibc's allocator holds free (in every arena) back to the system: a decode
+/// allocates and frees tens of megabytes, which glibc would otherwise keep for the thread's
+/// arena, leaving the process as large as its largest decode.
+static inline void hosted_release_free_memory(void) { (void)malloc_trim(0); }

@@ -2,10 +2,11 @@ import CVips
 import Foundation
 import HostedCore
 
-/// `ImageNormalizer` over libvips: the file is identified by its bytes (JPEG or PNG only), its
-/// pixel count checked from the header before anything is decoded, then it is decoded (truncated
-/// input is an error), turned upright by its EXIF orientation, shrunk to fit `maximumEdge`,
-/// flattened onto white, converted to 8-bit sRGB and saved as a JPEG with no metadata.
+/// `ImageNormalizer` over libvips: the file is identified by its bytes (JPEG or PNG only), what
+/// decoding it costs (decoded and held bytes, `ImageInspector`) checked from the header before
+/// anything is decoded, then it is decoded (damaged input is an error), turned upright by its
+/// EXIF orientation, shrunk to fit `maximumEdge`, flattened onto white, converted to 8-bit sRGB
+/// and saved as a JPEG with no metadata.
 public struct VipsImageNormalizer: ImageNormalizer {
     /// Longest side kept: enough to review a face or a shop front; bounds the memory a decode takes.
     public let maximumEdge: Int
@@ -24,7 +25,8 @@ public struct VipsImageNormalizer: ImageNormalizer {
     public func normalize(_ bytes: [UInt8]) throws(ImageRejected) -> NormalizedImage {
         // Header first, in Swift with checked arithmetic: type by magic bytes, size and pixel count.
         guard let declared = ImageInspector.inspect(bytes) else {
-            throw ImageRejected("not a JPEG or PNG within \(ImageInspector.maximumBytes) bytes and \(ImageInspector.maximumPixels) pixels")
+            throw ImageRejected("not a JPEG or PNG within \(ImageInspector.maximumBytes) bytes, \(ImageInspector.maximumPixels) pixels, "
+                                + "\(ImageInspector.maximumDecodedBytes) decoded bytes and \(ImageInspector.maximumHeldBytes) held at once")
         }
         let result: Result<NormalizedImage, ImageRejected> = bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return .failure(ImageRejected("empty")) }
@@ -38,7 +40,11 @@ public struct VipsImageNormalizer: ImageNormalizer {
             guard Int(width) == declared.width, Int(height) == declared.height else {
                 return .failure(ImageRejected("header dimensions disagree"))
             }
-            guard let decoded = hosted_vips_decode_oriented(base, buffer.count, Int32(maximumEdge)) else {
+            // A JPEG scan shorter than its frame is only a warning to libjpeg, which fills the rest
+            // with grey; any damage libjpeg would paper over is refused. libpng warns about harmless
+            // things (a known-bad sRGB profile), so a PNG is refused only when truncated.
+            let options = declared.contentType == "image/jpeg" ? "fail_on=warning" : "fail_on=truncated"
+            guard let decoded = hosted_vips_decode_oriented(base, buffer.count, Int32(maximumEdge), options) else {
                 return .failure(Self.failure("decode"))
             }
             defer { hosted_vips_unref(decoded) }

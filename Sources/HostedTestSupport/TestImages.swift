@@ -1,20 +1,27 @@
 /// Images for upload tests: headers alone (for the header inspector, and for sizes no test should
 /// allocate), and real PNGs that decode.
 public enum TestImages {
-    /// A JPEG header (SOI, JFIF APP0, SOF0) of the given size, padded with `padding` bytes: no
-    /// image data, so it must not decode.
-    public static func jpegHeader(width: Int = 640, height: Int = 480, padding: Int = 100) -> [UInt8] {
+    /// A JPEG header (SOI, JFIF APP0, a start-of-frame `marker` with 4:2:0 YCbCr at `precision`
+    /// bits) of the given size, padded with `padding` bytes (by default as many as the frame's
+    /// blocks need at one bit each, so the header is believable): no image data, so it must not
+    /// decode.
+    public static func jpegHeader(width: Int = 640, height: Int = 480, marker: UInt8 = 0xC0, precision: UInt8 = 8,
+                                  padding: Int? = nil) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
-        bytes += [0xFF, 0xC0, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
+        bytes += [0xFF, marker, 0x00, 0x11, precision, UInt8(height >> 8 & 0xFF), UInt8(height & 0xFF), UInt8(width >> 8 & 0xFF), UInt8(width & 0xFF),
                   0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
-        return bytes + [UInt8](repeating: 0x00, count: padding) + [0xFF, 0xD9]
+        // Luma at full size, two chroma planes at half in each direction.
+        let blocks = (width + 7) / 8 * ((height + 7) / 8) + 2 * ((width + 15) / 16 * ((height + 15) / 16))
+        return bytes + [UInt8](repeating: 0x00, count: padding ?? blocks / 8 + 16) + [0xFF, 0xD9]
     }
 
-    /// A PNG signature and IHDR chunk of the given size, and nothing after it.
-    public static func pngHeader(width: Int = 640, height: Int = 480) -> [UInt8] {
+    /// A PNG signature and IHDR chunk of the given size and format, and nothing after it.
+    /// Colour types: 0 grey, 2 RGB, 3 palette, 4 grey + alpha, 6 RGBA.
+    public static func pngHeader(width: Int = 640, height: Int = 480, depth: UInt8 = 8, colourType: UInt8 = 2,
+                                 interlaced: Bool = false) -> [UInt8] {
         func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(width) + be32(height)
-            + [0x08, 0x02, 0x00, 0x00, 0x00] + [0, 0, 0, 0]
+            + [depth, colourType, 0x00, 0x00, interlaced ? 0x01 : 0x00] + [0, 0, 0, 0]
     }
 
     /// A real RGB PNG of the given size (a colour gradient), written with stored deflate blocks.

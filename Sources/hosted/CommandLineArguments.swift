@@ -19,6 +19,8 @@ struct CommandLineArguments {
         ("--max-connections-per-address", "HOSTED_MAX_CONNECTIONS_PER_ADDRESS",
          "connections at once from one peer address (default 128; 0 = none, e.g. behind a balancer)"),
         ("--max-buffered-bytes", "HOSTED_MAX_BUFFERED_BYTES", "request bodies held at once, all connections (default 67108864)"),
+        ("--decode-threads", "HOSTED_DECODE_THREADS", "threads that decode uploaded photos (default: one per two cores)"),
+        ("--decode-queue", "HOSTED_DECODE_QUEUE", "uploads waiting for a decode thread; one more gets 503 (default 16)"),
         ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
         ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between lifecycle sweeps: expiry, retention, pruning (default 30)"),
         ("--shutdown-delay", "HOSTED_SHUTDOWN_DELAY", "seconds to keep serving after SIGTERM with /readyz at 503 (default 0)"),

@@ -44,7 +44,7 @@ import Testing
                 let request = Request(method: "POST", path: "/j/\(id)/api\(path)",
                                       headers: HTTPHeaders([("Origin", ConsoleTests.origin), ("Cookie", "hosted_session=\(cookie)"),
                                                             ("Content-Type", type)]), body: body)
-                return (try? app.application.responder.respond(to: request, context: RequestContext(requestID: "t")).response?.status) ?? 599
+                return (try? TestApplication.response(of: app.application.responder.respond(to: request, context: RequestContext(requestID: "t"))).status) ?? 599
             }
             #expect(journey("/steps/profile/profile", Array(#"{"full_name":"Asha Verma","date_of_birth":"1990-04-01"}"#.utf8)) == 200)
             #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)

@@ -20,8 +20,9 @@ import Testing
         let id: String
         let cookie: String
 
-        init(_ store: Store, returnURL: String? = "https://app.example.com/done?src=app") throws {
-            app = try TestApplication(store: store)
+        init(_ store: Store, returnURL: String? = "https://app.example.com/done?src=app",
+             configure: (inout Configuration) -> Void = { _ in }) throws {
+            app = try TestApplication(store: store, configure: configure)
             let created = try app.application.accounts.createAccount(name: "Acme")
             auth = [("Authorization", "Bearer \(created.secret.value)")]
             _ = app.request("POST", "/v1/return_urls", headers: auth, body: #"{"url":"https://app.example.com/done?src=app"}"#)
@@ -40,7 +41,7 @@ import Testing
                                   headers: HTTPHeaders([("Origin", JourneyStepTests.origin), ("Cookie", "hosted_session=\(cookie)"),
                                                         ("Content-Type", contentType)]), body: body)
             do {
-                return try app.application.responder.respond(to: request, context: RequestContext(requestID: "t")).response ?? Response(status: 596)
+                return TestApplication.response(of: try app.application.responder.respond(to: request, context: RequestContext(requestID: "t")))
             } catch {
                 return Response(status: 599)
             }
@@ -115,6 +116,20 @@ import Testing
         // The route refuses bodies over 8 MB before reading them (checked live in the e2e suite).
         let limit = f.app.application.routeTable.contains { $0.pattern == "/j/{id}/api/steps/{step}/images" }
         #expect(limit)
+    }
+
+    /// Every decode thread busy and no room to wait: the upload is turned away at once with a
+    /// retry hint, and nothing is stored.
+    @Test(arguments: Store.allCases)
+    func uploadImage_503_whenTheDecodeQueueIsFull(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store) { $0.decodeQueueCapacity = 0 }
+        defer { f.close() }
+        let refused = f.upload("selfie", JourneyStepTests.photo)
+        #expect(refused.status == 503)
+        #expect(f.code(refused) == "server_busy")
+        #expect(refused.headers["Retry-After"] == "2")
+        #expect(try f.artifactCount() == 0)
     }
 
     @Test(arguments: Store.allCases)

@@ -72,6 +72,15 @@ struct TestApplication {
         }
     }
 
+    /// The reply's response, waiting up to `seconds` for one answered later (an upload is decoded
+    /// on the decode queue); 596 when none came by then.
+    static func response(of reply: Reply, within seconds: Double = 10) -> Response {
+        guard let deferred = reply.deferred else { return reply.response ?? Response(status: 596) }
+        let arrived = Arrival<Response>()
+        deferred.start { arrived.set($0) }
+        return arrived.wait(seconds: seconds) ?? Response(status: 596, body: Array("answered later".utf8))
+    }
+
     /// `deferred` as ready if its response comes within `seconds`, else still deferred: its
     /// response is kept for whoever starts it.
     private static func settled(_ deferred: DeferredResponse, within seconds: Double) -> Reply {

@@ -92,4 +92,30 @@ import Testing
         let image = try small.normalize(TestImages.photoPNG(width: 400, height: 200))
         #expect(image.width == 100 && image.height == 50)
     }
+
+    /// A real JPEG whose frame header is rewritten to claim `width` × `height`, padded after its
+    /// end so the header inspector's lower bound (a bit per block) is met.
+    func claiming(width: Int, height: Int, from jpeg: [UInt8], padding: Int) -> [UInt8] {
+        var bytes = jpeg
+        var offset = 2
+        while offset + 9 <= bytes.count, bytes[offset] == 0xFF {
+            let marker = bytes[offset + 1]
+            if (0xC0...0xC2).contains(marker) {
+                bytes[offset + 5] = UInt8(height >> 8); bytes[offset + 6] = UInt8(height & 0xFF)
+                bytes[offset + 7] = UInt8(width >> 8); bytes[offset + 8] = UInt8(width & 0xFF)
+                break
+            }
+            offset += 2 + Int(bytes[offset + 2]) << 8 + Int(bytes[offset + 3])
+        }
+        return bytes + [UInt8](repeating: 0, count: padding)
+    }
+
+    /// libjpeg fills a scan that ends before its frame with grey and only warns: such a file is
+    /// refused, not stored as a made-up picture at full cost.
+    @Test func aScanShorterThanItsFrameIsRefused() throws {
+        let lying = claiming(width: 1000, height: 1000, from: try jpeg(width: 64, height: 64), padding: 4_000)
+        let declared = try #require(ImageInspector.inspect(lying))
+        #expect(declared.width == 1000 && declared.height == 1000)
+        #expect(throws: ImageRejected.self) { try normalizer.normalize(lying) }
+    }
 }

@@ -1,7 +1,8 @@
 import FuzzSupport
 import HostedCore
 
-// ImageInspector.inspect: upload bytes (PNG/JPEG sniffing and header dimensions).
+// ImageInspector.inspect: upload bytes (PNG/JPEG sniffing, header dimensions, bit depth, bands,
+// interlacing and progressive coding, and what a decode of them would cost).
 
 func fuzzImage(_ bytes: [UInt8]) {
     guard let image = ImageInspector.inspect(bytes) else { return }
@@ -10,6 +11,11 @@ func fuzzImage(_ bytes: [UInt8]) {
     fuzzCheck(image.width.multipliedReportingOverflow(by: image.height).overflow == false
               && image.width * image.height <= ImageInspector.maximumPixels, "pixels \(image.width)x\(image.height)")
     fuzzCheck(bytes.count <= ImageInspector.maximumBytes, "size \(bytes.count)")
+    fuzzCheck((1...4).contains(image.bands) && (1...2).contains(image.bytesPerSample), "bands \(image.bands) × \(image.bytesPerSample)")
+    fuzzCheck(image.decodedBytes == image.width * image.height * image.bands * image.bytesPerSample
+              && image.decodedBytes <= ImageInspector.maximumDecodedBytes, "decoded bytes \(image.decodedBytes)")
+    fuzzCheck(image.heldBytes <= ImageInspector.maximumHeldBytes && (image.heldBytes > 0) == image.decodedWhole,
+              "held bytes \(image.heldBytes), whole \(image.decodedWhole)")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

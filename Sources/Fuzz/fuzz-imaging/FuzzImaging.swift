@@ -13,6 +13,9 @@ let normalizer: VipsImageNormalizer = {
 
 func fuzzImaging(_ bytes: [UInt8]) {
     guard let image = try? normalizer.normalize(bytes) else { return }
+    // Nothing is decoded that the header inspector would not have let through.
+    let declared = ImageInspector.inspect(bytes)
+    fuzzCheck(declared != nil, "decoded an upload the inspector refuses")
     fuzzCheck(image.contentType == "image/jpeg", "content type \(image.contentType)")
     fuzzCheck(image.width > 0 && image.height > 0 && max(image.width, image.height) <= normalizer.maximumEdge,
               "dimensions \(image.width)x\(image.height)")

@@ -1,5 +1,6 @@
 import Foundation
 import HostedCore
+import HostedImaging
 import HostedStorage
 
 /// The user's progress through the steps of a verification: forms, images, completion, submit.
@@ -7,7 +8,8 @@ struct JourneyService: Sendable {
     let verifications: VerificationStore
     let workflows: WorkflowStore
     let artifacts: ArtifactStore
-    let images: any ImageNormalizer
+    /// Uploads are decoded there, off the HTTP workers.
+    let decodes: DecodeQueue
     let returnURLs: ReturnURLRegistry
     let clock: any WallClock
     let random: any RandomSource
@@ -68,18 +70,28 @@ struct JourneyService: Sendable {
         }
     }
 
-    /// Adds one image to an image step, checked by its bytes; returns the artifact id and count.
-    func addImage(_ verification: Verification, stepID: String, bytes: [UInt8]) throws -> (ObjectID, count: Int) {
+    /// How many images the step takes; not found when it is no image step of this verification.
+    func imageBounds(of stepID: String, in verification: Verification) throws -> ClosedRange<Int> {
         guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else { throw DomainError.notFound(what: "step") }
+        return bounds
+    }
+
+    /// Decodes an upload on the decode queue and calls `completion` there with the image, or the
+    /// error the client is told; false (nothing started) when the queue is full.
+    func decode(_ bytes: [UInt8], completion: @escaping @Sendable (Result<NormalizedImage, DomainError>) -> Void) -> Bool {
         // Decoded and re-encoded before anything is stored: what is kept is the photo's pixels,
         // never the uploaded file (EXIF position, trailing HTML, a header with no image).
-        let image: NormalizedImage
-        do {
-            image = try images.normalize(bytes)
-        } catch {
-            throw DomainError.invalidRequest(detail: "The file must be a JPEG or PNG photo of at most 8 MB and 50 megapixels.",
-                                             code: .imageInvalid)
+        decodes.submit(bytes) { result in
+            completion(result.mapError { _ in
+                DomainError.invalidRequest(detail: "The file must be an undamaged JPEG or PNG photo of at most 8 MB and 50 megapixels "
+                                               + "(16 if progressive or interlaced), 8 bits per colour.", code: .imageInvalid)
+            })
         }
+    }
+
+    /// Adds one decoded image to an image step; returns the artifact id and count.
+    func addImage(_ image: NormalizedImage, to verification: Verification, stepID: String,
+                  bounds: ClosedRange<Int>) throws -> (ObjectID, count: Int) {
         let id = ObjectID(.artifact, using: random)
         var count = 0
         _ = try changeStep(verification, stepID) { step, current, connection in

@@ -22,11 +22,26 @@ struct JourneyStepRoutes {
                                                     fullName: fullName, dateOfBirth: dateOfBirth)
             return try .json(service.state(of: updated, session: session))
         }
-        // The image is the raw body: 8 MB at most, refused before it is read when larger.
-        routes.add("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
+        // The image is the raw body: 8 MB at most, refused before it is read when larger. It is
+        // decoded on the decode queue (the worker moves on); storing it is back on a worker.
+        routes.addDeferrable("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
             let (_, verification) = try context.journey()
-            let (id, count) = try service.addImage(verification, stepID: context.parameters["step"] ?? "", bytes: request.body)
-            return try .json(ImageAdded(artifact_id: id.rawValue, count: count), status: 201)
+            let stepID = context.parameters["step"] ?? ""
+            let bounds = try service.imageBounds(of: stepID, in: verification)
+            let log = context.log
+            return Reply.eventually { settle in
+                let queued = service.decode(request.body) { decoded in
+                    settle(.onWorker {
+                        do {
+                            let (id, count) = try service.addImage(decoded.get(), to: verification, stepID: stepID, bounds: bounds)
+                            return try .ready(.json(ImageAdded(artifact_id: id.rawValue, count: count), status: 201))
+                        } catch {
+                            return .ready(ErrorBoundary.problem(for: error, log: log).response)
+                        }
+                    })
+                }
+                if !queued { settle(.ready(Self.decodesBusy.response)) }
+            }
         }
         routes.add("DELETE", "/j/{id}/api/steps/{step}/images/{artifact}") { request, context in
             let (_, verification) = try context.journey()
@@ -46,6 +61,11 @@ struct JourneyStepRoutes {
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
         }
     }
+
+    /// Every decode thread busy and the waiting line full: come back in a moment.
+    static let decodesBusy = Problem(status: 503, code: "server_busy", title: "Service Unavailable",
+                                     detail: "Too many photos are being processed; try again in a few seconds.",
+                                     headers: [("Retry-After", "2")])
 
     private struct ImageAdded: Encodable {
         let artifact_id: String

@@ -28,6 +28,8 @@ public struct Application: Sendable {
     let webhooks: WebhookDispatcher
 
     let draining: DrainFlag
+    /// The threads uploads are decoded on.
+    let decodes: DecodeQueue
     /// The answers kept for repeated creates (tests look at how many).
     let repeatedCreates: RepeatedCreates
 
@@ -57,6 +59,7 @@ public struct Application: Sendable {
         background.stop()
         webhooks.stop()
         longPoll.closeAll()
+        decodes.stop()
         changes.stop()
         database.close()
     }
@@ -161,8 +164,10 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                 cookies: cookies)
     journey.register(in: &routes)
     let artifacts = ArtifactStore(database: database)
+    let decodes = DecodeQueue(normalizer: try VipsImageNormalizer(), threads: configuration.decodeThreads,
+                              capacity: configuration.decodeQueueCapacity)
     let journeyService = JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts,
-                                        images: try VipsImageNormalizer(), returnURLs: registry,
+                                        decodes: decodes, returnURLs: registry,
                                         clock: clock, random: random)
     let digiLockerStore = DigiLockerStore(database: database)
     let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
@@ -231,6 +236,6 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: accounts, metrics: metrics,
                        console: console,
                        responder: ErrorBoundary(next: router, log: log), log: log, longPoll: longPoll, routeTable: router.table,
-                       changes: changes, background: background, webhooks: webhooks, draining: draining,
+                       changes: changes, background: background, webhooks: webhooks, draining: draining, decodes: decodes,
                        repeatedCreates: repeatedCreates)
 }

@@ -52,6 +52,13 @@ public struct Configuration: Sendable {
     /// `HOSTED_MAX_BUFFERED_BYTES`; default 64 MiB of request bodies held at once across all
     /// connections (eight full-size uploads); past it a new body is refused with 503.
     public var maximumBufferedBytes = 64 << 20
+    /// `HOSTED_DECODE_THREADS` / `--decode-threads`; default one per two cores (at least one):
+    /// uploaded photos are decoded on these threads, never on the HTTP workers, so a burst of
+    /// uploads cannot take every core or every worker.
+    public var decodeThreads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// `HOSTED_DECODE_QUEUE` / `--decode-queue`; default 16 uploads waiting for a decode thread;
+    /// one more is answered 503 `server_busy` with `Retry-After`.
+    public var decodeQueueCapacity = 16
     /// `HOSTED_CONNECTION_TIMEOUT`; default 15 seconds a connection may sit idle (a long-poll
     /// waiting for its answer is not idle).
     public var connectionTimeoutSeconds = 15
@@ -185,6 +192,12 @@ public struct Configuration: Sendable {
                 throw Invalid(description: "\(name) must be 1048576…17179869184 bytes")
             }
             maximumBufferedBytes = bytes
+        case "HOSTED_DECODE_THREADS":
+            guard let threads = Int(value), (1...64).contains(threads) else { throw Invalid(description: "\(name) must be 1…64") }
+            decodeThreads = threads
+        case "HOSTED_DECODE_QUEUE":
+            guard let capacity = Int(value), (0...10_000).contains(capacity) else { throw Invalid(description: "\(name) must be 0…10000") }
+            decodeQueueCapacity = capacity
         case "HOSTED_CONNECTION_TIMEOUT":
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "\(name) must be 1…3600 seconds") }
             connectionTimeoutSeconds = seconds

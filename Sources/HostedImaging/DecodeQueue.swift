@@ -1,0 +1,77 @@
+import CVips
+import Foundation
+import HostedCore
+
+/// Where uploads are decoded: a few threads of their own and a short waiting line, never the
+/// HTTP workers. However many photos arrive at once, at most `threads` decodes hold memory and
+/// CPU, the workers go on answering everyone else, and past `capacity` waiting a new upload is
+/// turned away at once (the caller answers 503) instead of queueing without end.
+///
+/// `@unchecked Sendable`: `waiting` and `stopped` are only touched while holding `condition`'s
+/// lock; everything else is immutable.
+public final class DecodeQueue: @unchecked Sendable {
+    public typealias Completion = @Sendable (Result<NormalizedImage, ImageRejected>) -> Void
+
+    public let normalizer: any ImageNormalizer
+    /// Decodes run at once.
+    public let threads: Int
+    /// Uploads that may wait for a thread.
+    public let capacity: Int
+
+    private let condition = NSCondition()
+    private var waiting: [(bytes: [UInt8], completion: Completion)] = []
+    private var stopped = false
+
+    public init(normalizer: any ImageNormalizer, threads: Int = 2, capacity: Int = 16) {
+        self.normalizer = normalizer
+        self.threads = max(1, threads)
+        self.capacity = max(0, capacity)
+        for index in 0..<self.threads {
+            // Named from inside: on Linux a name set before start never reaches the thread.
+            Thread { [self] in
+                Thread.current.name = "hosted-decode-\(index)"
+                run()
+            }.start()
+        }
+    }
+
+    /// Decodes `bytes` on one of the queue's threads and calls `completion` there; false (and
+    /// nothing run) when `capacity` uploads are already waiting or the queue is stopped.
+    public func submit(_ bytes: [UInt8], completion: @escaping Completion) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped, waiting.count < capacity else { return false }
+        waiting.append((bytes, completion))
+        condition.signal()
+        return true
+    }
+
+    /// Ends the threads once the uploads already waiting are decoded.
+    public func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while let (bytes, completion) = next() {
+            let result = Result { () throws(ImageRejected) in try normalizer.normalize(bytes) }
+            // The decode's buffers are freed by now: hand their pages back (see the shim).
+            hosted_release_free_memory()
+            completion(result)
+        }
+    }
+
+    /// The next upload to decode, waiting for one; nil once stopped and drained.
+    private func next() -> ([UInt8], Completion)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.isEmpty {
+            if stopped { return nil }
+            condition.wait()
+        }
+        let job = waiting.removeFirst()
+        return (job.bytes, job.completion)
+    }
+}
