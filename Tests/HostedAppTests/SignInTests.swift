@@ -289,15 +289,16 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"+919876543210"}"#).status == 202)
+        // The cooldown holds for each number asked for, the verification's or not.
         for number in ["+919876543210", "+14155550123"] {
+            #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"\#(number)"}"#).status == 202)
             let cooled = f.journey("POST", "/api/otp", body: #"{"mobile":"\#(number)"}"#)
             #expect(cooled.status == 429)
             let retry = try #require(cooled.headers["Retry-After"].flatMap(Int.init))
             #expect((1...30).contains(retry))
         }
         #expect(f.outbox().count == 1)
-        // At most five codes an hour for one verification, however patient the sender.
+        // At most five codes an hour for one verification and number, however patient the sender.
         var statuses: [Int] = []
         for _ in 0..<6 {
             f.clock.advance(by: 31)
@@ -306,6 +307,61 @@ import Testing
         #expect(statuses.filter { $0 == 202 }.count == 4)
         #expect(statuses.last == 429)
         #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"98765"}"#).status == 422)
+    }
+
+    /// Issue 37 (4): a stranger holding the journey link asks, from their own address, for codes
+    /// for wrong numbers at the pace that used to keep the verification at 429 for good (five at
+    /// once, then one every 12 minutes); the user, elsewhere, still gets every code they ask for.
+    @Test(arguments: Store.allCases)
+    func smsCode_202_aStrangerWithTheLinkNeverLocksTheUserOut(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store, trustedProxies: ["127.0.0.1"])
+        defer { f.close() }
+        func ask(_ mobile: String, from address: String) -> Int {
+            f.journey("POST", "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, forwardedFor: address).status
+        }
+        for index in 0..<5 { #expect(ask("+1415555\(1000 + index)", from: "198.51.100.7") == 202) }
+        for round in 1...6 {
+            if round > 1 { f.clock.advance(by: 12 * 60) }
+            #expect(ask("+1415555\(2000 + round)", from: "198.51.100.7") == 202)
+            #expect(ask("+919876543210", from: "192.0.2.10") == 202, "round \(round)")
+            #expect(f.outbox().count == round)
+        }
+        let code = try f.latestCode()
+        #expect(f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(code)"}"#).status == 200)
+    }
+
+    /// The answers for the verification's number and for another are the same bytes (status,
+    /// body, every header but the request id), at first, in the cooldown, and to a stranger
+    /// asking right after the user (who must not learn which number was just used).
+    @Test(arguments: Store.allCases)
+    func smsCode_answersAreByteIdenticalForTheRightAndAWrongNumber(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store, trustedProxies: ["127.0.0.1"])
+        defer { f.close() }
+        func ask(_ mobile: String, from address: String) -> Response {
+            f.journey("POST", "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, forwardedFor: address)
+        }
+        func expectSame(_ right: Response, _ wrong: Response, status: Int) {
+            let headers = { (response: Response) in
+                response.headers.filter { $0.name.lowercased() != "x-request-id" }.map { "\($0.name.lowercased()): \($0.value)" }
+            }
+            #expect(right.status == status && wrong.status == status)
+            #expect(right.body == wrong.body)
+            #expect(headers(right) == headers(wrong))
+        }
+        expectSame(ask("+919876543210", from: "192.0.2.10"), ask("+14155550123", from: "192.0.2.10"), status: 202)
+        expectSame(ask("+919876543210", from: "192.0.2.10"), ask("+14155550123", from: "192.0.2.10"), status: 429)
+        expectSame(ask("+919876543210", from: "198.51.100.7"), ask("+14155550124", from: "198.51.100.7"), status: 202)
+        // Five an hour for each number from one client, whichever number it is.
+        var right: [Response] = [], wrong: [Response] = []
+        for _ in 0..<5 {
+            f.clock.advance(by: 31)
+            right.append(ask("+919876543210", from: "192.0.2.10"))
+            wrong.append(ask("+14155550123", from: "192.0.2.10"))
+        }
+        #expect(right.map(\.status) == [202, 202, 202, 202, 429])
+        for (r, w) in zip(right, wrong) { expectSame(r, w, status: r.status) }
     }
 
     /// Per client address: 20 codes an hour across verifications; `X-Forwarded-For` is believed

@@ -48,6 +48,28 @@ final class ScriptedRandom: RandomSource, @unchecked Sendable {  // `chunks` onl
         }
     }
 
+    /// Issue 37 (4): what a request spends depends on the number asked for and the client, so a
+    /// stranger (another address, a wrong number — or even the right one) never spends the
+    /// user's buckets; one client's requests share only its address bucket.
+    @Test func codeRequestsOfAStrangerSpendNoneOfTheUsersBuckets() {
+        func keys(_ number: String, _ address: String) -> Set<String> {
+            Set([SignInLimits.addressBucket(clientAddress: address).key]
+                + SignInLimits.verificationBuckets(verificationID: "ver_1", numberKey: number, clientAddress: address).map(\.key))
+        }
+        let user = keys("right", "192.0.2.10")
+        #expect(user == ["otp-ip:192.0.2.10", "otp-cooldown:ver_1:right:192.0.2.10", "otp-verification:ver_1:right:192.0.2.10"])
+        #expect(keys("wrong", "198.51.100.7").isDisjoint(with: user))
+        #expect(keys("right", "198.51.100.7").isDisjoint(with: user))
+        #expect(keys("wrong", "192.0.2.10").intersection(user) == ["otp-ip:192.0.2.10"])
+        #expect(SignInLimits.verificationBuckets(verificationID: "ver_1", numberKey: "right", clientAddress: "a").map(\.limit)
+                == [SignInLimits.cooldown, SignInLimits.verification])
+        let send = SignInLimits.sendBucket(numberKey: "right")
+        #expect(send.key == "otp-number:right" && send.limit == SignInLimits.number)
+        #expect((SignInLimits.address.burst, SignInLimits.address.interval) == (20, 180))
+        #expect((SignInLimits.verification.burst, SignInLimits.verification.interval) == (5, 720))
+        #expect((SignInLimits.cooldown.burst, SignInLimits.cooldown.interval) == (1, 30))
+    }
+
     @Test(arguments: [
         ("+919876543210", "+919876543210"), ("+91 98765 43210", "+919876543210"), ("+91-98765-43210", "+919876543210"),
         ("+1 (415) 555-0123", "+14155550123"), ("+44 20 7946 0958", "+442079460958"),

@@ -15,6 +15,8 @@ struct SignInService: Sendable {
     let sender: any SMSSender
     /// Key of the HMAC over SMS codes: a bare hash of a million codes would be reversed offline.
     let codeKey: SecretKey
+    /// Key of the HMAC that names a mobile number in rate-limit buckets (`numberKey`).
+    let numberHashKey: [UInt8]
     /// Seals queued messages (they hold the code) under a key derived from the secret key.
     let smsBox: SecretBox
     /// Called after a message is queued (wakes this process's sender).
@@ -92,19 +94,11 @@ struct SignInService: Sendable {
         case unavailable
     }
 
-    /// Limits on sending codes, in the order they are checked.
-    static let addressLimit = (name: "otp-ip", interval: 180.0, burst: 20)         // 20 an hour per client address
-    static let verificationLimits: [(name: String, interval: TimeInterval, burst: Int)] = [
-        ("otp-cooldown", OneTimeCode.resendCooldown, 1),  // one code per 30 s per verification
-        ("otp-verification", 720, 5),                      // 5 an hour per verification
-    ]
-    static let numberLimit = (name: "otp-number", interval: 720.0, burst: 5)       // 5 an hour per number
-
-    /// Queues a code for `mobile` if it is the verification's number. The caller's address is
-    /// checked first, so a blocked address spends no one else's budget; the verification's
-    /// budget is spent by every request for it (so its 429 says nothing about the number); a
-    /// number's budget only by codes really sent to it — a stranger cannot lock a number out —
-    /// and an exhausted number budget answers like any other request (202, nothing sent).
+    /// Queues a code for `mobile` if it is the verification's number. Every request takes the
+    /// client's address bucket, then (for an open verification) the verification's buckets for
+    /// this number and client (`SignInLimits`), whatever the number: a 429 says nothing about it,
+    /// and a stranger spends only their own budget. The number's send budget is spent only by
+    /// codes really sent to it, and a spent one answers like any other request (202, nothing sent).
     func requestCode(verificationID: ObjectID, mobile text: String, clientAddress: String) throws -> CodeRequest {
         guard let mobile = MobileNumber.normalized(text) else {
             throw DomainError.invalidRequest(detail: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
@@ -112,16 +106,21 @@ struct SignInService: Sendable {
         }
         guard sender.isConfigured else { return .unavailable }
         let now = clock.now()
-        try take(Self.addressLimit, key: clientAddress, at: now)
+        let numberKey = Self.numberKey(mobile, key: numberHashKey)
+        try take(SignInLimits.addressBucket(clientAddress: clientAddress), at: now)
+        // A verification that does not exist or is closed spends only the address's budget (no
+        // rows for made-up ids).
         guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else {
             return .accepted
         }
-        for limit in Self.verificationLimits { try take(limit, key: verificationID.rawValue, at: now) }
+        for bucket in SignInLimits.verificationBuckets(verificationID: verificationID.rawValue, numberKey: numberKey,
+                                                       clientAddress: clientAddress) {
+            try take(bucket, at: now)
+        }
         guard Digest.constantTimeEquals(Array(verification.mobile.utf8), Array(mobile.utf8)) else { return .accepted }
-        let numberBudget = try rateLimits.take(bucket: "\(Self.numberLimit.name):\(mobile)", at: now,
-                                               interval: Self.numberLimit.interval, burst: Self.numberLimit.burst)
-        guard numberBudget.allowed else {
-            log.error("sign-in code for \(verificationID) not sent: its number had \(Self.numberLimit.burst) codes this hour",
+        let send = SignInLimits.sendBucket(numberKey: numberKey)
+        guard try rateLimits.take(bucket: send.key, at: now, interval: send.limit.interval, burst: send.limit.burst).allowed else {
+            log.error("sign-in code for \(verificationID) not sent: its number had \(send.limit.burst) codes this hour",
                       requestID: nil)
             return .accepted
         }
@@ -135,8 +134,20 @@ struct SignInService: Sendable {
         return .accepted
     }
 
-    private func take(_ limit: (name: String, interval: TimeInterval, burst: Int), key: String, at now: Date) throws {
-        let decision = try rateLimits.take(bucket: "\(limit.name):\(key)", at: now, interval: limit.interval, burst: limit.burst)
+    /// How a number is named where it must be found again but not read (rate-limit buckets):
+    /// HMAC-SHA-256 under a key derived from the secret key. A bare SHA-256 of a mobile number
+    /// is reversed by trying every number of the country.
+    static func numberKey(_ mobile: String, key: [UInt8]) -> String {
+        Digest.hex(Digest.hmacSHA256(key: key, message: Array(mobile.utf8)))
+    }
+
+    /// The key of `numberKey`, derived from the secret key with its own label.
+    static func numberHashKey(from secretKey: SecretKey) -> [UInt8] {
+        Digest.hmacSHA256(key: secretKey.bytes(), message: Array("hosted/mobile-numbers/v1".utf8))
+    }
+
+    private func take(_ bucket: SignInLimits.Bucket, at now: Date) throws {
+        let decision = try rateLimits.take(bucket: bucket.key, at: now, interval: bucket.limit.interval, burst: bucket.limit.burst)
         guard decision.allowed else {
             throw DomainError.rateLimited(detail: "Please wait before asking for another code.",
                                           retryAfterSeconds: decision.retryAfterSeconds)

@@ -124,7 +124,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         verifications: verifications, pruning: PruningStore(database: database), clock: clock, log: log,
         sweepInterval: configuration.sweepIntervalSeconds)
     let signIn = SignInService(store: signInStore, verifications: verifications, workflows: workflows, returnURLs: returnURLs, policy: policy,
-                               rateLimits: rateLimits, sender: sender, codeKey: secretKey, smsBox: smsBox,
+                               rateLimits: rateLimits, sender: sender, codeKey: secretKey,
+                               numberHashKey: SignInService.numberHashKey(from: secretKey), smsBox: smsBox,
                                codeQueued: { background.nudge() },
                                publicURL: configuration.publicURL, clock: clock, random: random, log: log)
 
