@@ -364,6 +364,51 @@ import Testing
         for (r, w) in zip(right, wrong) { expectSame(r, w, status: r.status) }
     }
 
+    /// Issue 37 (9): sign in by SMS, change the mobile number, finish, reject, redact: neither the
+    /// former number nor the current one is left anywhere (SQLite: the database files, WAL and
+    /// shared memory byte for byte; PostgreSQL: every row of every table), in any spelling, nor
+    /// as a bare SHA-256; before that, rate-limit buckets name a number only by a keyed hash.
+    @Test(arguments: Store.allCases)
+    func redaction_erasesEveryNumberTheVerificationEverHad(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.close() }
+        let former = "+919876543210", current = "+918765401234"
+        #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"\#(former)"}"#).status == 202)
+        let signedIn = f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(try f.latestCode())"}"#)
+        let cookie = try #require(Self.cookieValue(signedIn))
+        #expect(f.app.request("PATCH", "/v1/verifications/\(f.verificationID)", headers: f.auth,
+                              body: #"{"mobile":"\#(current)"}"#).status == 200)
+        f.clock.advance(by: 31)
+        #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"\#(current)"}"#).status == 202)
+        func journey(_ path: String, _ body: [UInt8], _ type: String = "application/json") -> Int {
+            let request = Request(method: "POST", path: "/j/\(f.verificationID)/api\(path)",
+                                  headers: HTTPHeaders([("Origin", Self.origin), ("Cookie", "hosted_session=\(cookie)"),
+                                                        ("Content-Type", type)]), body: body)
+            return (try? f.app.application.responder.respond(to: request, context: RequestContext(requestID: "t")).response?.status) ?? 599
+        }
+        #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)
+        #expect(journey("/steps/selfie/complete", []) == 200)
+        #expect(journey("/submit", []) == 200)
+        #expect(f.app.request("POST", "/v1/verifications/\(f.verificationID)/decision", headers: f.auth,
+                              body: #"{"decision":"rejected","reason":"other"}"#).status == 200)
+        f.app.application.runBackgroundWork()
+        let forms = { (number: String) in [number, String(number.dropFirst()), String(number.dropFirst(3)), Digest.sha256Hex(number)] }
+        let buckets = try f.app.application.database.query("SELECT bucket FROM rate_limits").map { try $0.string("bucket") }
+        #expect(buckets.contains { $0.hasPrefix("otp-number:") })
+        for bucket in buckets {
+            #expect(!(forms(former) + forms(current)).contains { bucket.contains($0) }, "\(bucket) names a number")
+        }
+        let before = try f.app.storedBytes()
+        #expect(before.contains(text: former) && before.contains(text: current))
+        #expect(f.app.request("POST", "/v1/verifications/\(f.verificationID)/redact", headers: f.auth).status == 200)
+        let stored = try f.app.storedBytes()
+        for form in forms(former) + forms(current) {
+            let found = stored.contains(text: form)
+            #expect(!found, "\(form) is still stored")
+        }
+    }
+
     /// Per client address: 20 codes an hour across verifications; `X-Forwarded-For` is believed
     /// only from a trusted proxy (the test's peer is 127.0.0.1).
     @Test(arguments: [true, false])

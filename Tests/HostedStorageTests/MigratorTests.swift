@@ -38,6 +38,24 @@ import Testing
         }
     }
 
+    /// Issue 37 (9): migration 0015 drops the rate-limit buckets older versions named with a
+    /// number in clear (and only those), and gives the dev outbox its verification column.
+    @Test(arguments: Backend.allCases)
+    func migration0015DropsBucketsThatNameANumberInClear(_ backend: Backend) throws {
+        try TestDatabase.with(backend) { (db: any Database) throws in
+            let all = try Migrator(dialect: db.dialect).migrations
+            let before = all.filter { $0.identifier < "0015_sms_numbers" }
+            try Migrator(migrations: before).migrate(db)
+            for bucket in ["otp-number:+919876543210", "otp-ip:192.0.2.1", "otp-number:3f2a9c"] {
+                try db.query("INSERT INTO rate_limits (bucket, tat, allowed) VALUES (\(bucket), 1, 1)")
+            }
+            try Migrator(migrations: all).migrate(db)
+            let kept = try db.query("SELECT bucket FROM rate_limits ORDER BY bucket").map { try $0.string("bucket") }
+            #expect(kept == ["otp-ip:192.0.2.1", "otp-number:3f2a9c"])
+            try db.query("INSERT INTO sms_outbox (id, to_number, body, created_at, verification_id) VALUES ('m1', '+1', 'x', 1, 'ver_1')")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func appliesInIdentifierOrder(_ backend: Backend) throws {
         try TestDatabase.with(backend) { (db: any Database) throws in

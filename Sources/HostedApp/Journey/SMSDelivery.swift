@@ -57,7 +57,7 @@ struct SMSDelivery: Sendable {
                 return
             }
             do {
-                try sender.send(to: message.to, body: message.body)
+                try sender.send(to: message.to, body: message.body, verificationID: queued.verificationID)
                 count("sent")
                 try queue.remove(id: queued.id)
             } catch {

@@ -9,6 +9,9 @@ import HostedStorage
 /// Sends a text message. A failure is reported to the user as "try again", never as a crash.
 protocol SMSSender: Sendable {
     func send(to number: String, body: String) throws
+    /// Sends a message about one verification: the dev outbox keeps the id, so redaction finds
+    /// every message the verification was sent, to whichever number it had then.
+    func send(to number: String, body: String, verificationID: String) throws
     /// False when nothing could ever be sent (no relay configured): sign-in by code is then
     /// refused for every number alike, instead of queueing messages that cannot go.
     var isConfigured: Bool { get }
@@ -16,6 +19,10 @@ protocol SMSSender: Sendable {
 
 extension SMSSender {
     var isConfigured: Bool { true }
+
+    func send(to number: String, body: String, verificationID: String) throws {
+        try send(to: number, body: body)
+    }
 }
 
 /// Why a message was not sent.
@@ -31,6 +38,11 @@ struct OutboxSMSSender: SMSSender {
 
     func send(to number: String, body: String) throws {
         try store.addToOutbox(id: ObjectID(.message, using: random), to: number, body: body, at: clock.now())
+    }
+
+    func send(to number: String, body: String, verificationID: String) throws {
+        try store.addToOutbox(id: ObjectID(.message, using: random), to: number, body: body, at: clock.now(),
+                              verificationID: verificationID)
     }
 }
 

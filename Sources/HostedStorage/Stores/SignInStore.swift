@@ -123,10 +123,12 @@ public struct SignInStore: Sendable {
 
     // MARK: Outbox (dev mode)
 
-    public func addToOutbox(id: ObjectID, to number: String, body: String, at time: Date) throws {
+    /// `verificationID` names the verification the message is about, so its redaction erases the
+    /// message whatever number it went to (migration 0015).
+    public func addToOutbox(id: ObjectID, to number: String, body: String, at time: Date, verificationID: String? = nil) throws {
         try database.query("""
-            INSERT INTO sms_outbox (id, to_number, body, created_at)
-            VALUES (\(id.rawValue), \(number), \(body), \(time))
+            INSERT INTO sms_outbox (id, to_number, body, created_at, verification_id)
+            VALUES (\(id.rawValue), \(number), \(body), \(time), \(verificationID))
             """)
     }
 

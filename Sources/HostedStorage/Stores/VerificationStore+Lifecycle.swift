@@ -22,11 +22,7 @@ extension VerificationStore {
             // Reviewers' internal notes are free text about the person.
             try connection.query("DELETE FROM review_notes WHERE verification_id = \(id.rawValue)")
             try connection.query("DELETE FROM sms_queue WHERE verification_id = \(id.rawValue)")
-            if !mobile.isEmpty {
-                try connection.query("DELETE FROM sms_outbox WHERE to_number = \(mobile)")
-                // Rate-limit buckets keyed by the number (`otp-number:+91…`).
-                try connection.query("DELETE FROM rate_limits WHERE bucket LIKE \("%:" + mobile)")
-            }
+            try Self.eraseNumbers(of: id, current: mobile, on: connection)
             let mentions: SQL = database.dialect == .postgres
                 ? "position(convert_to(\(id.rawValue), 'UTF8') in body) > 0"
                 : "instr(body, CAST(\(id.rawValue) AS BLOB)) > 0"
@@ -44,6 +40,23 @@ extension VerificationStore {
             }
         }
         return redacted
+    }
+
+    /// Every mobile number the verification ever had (a `PATCH` may have changed it): the dev
+    /// outbox's messages about it, whatever number they went to, and its sign-in rate-limit
+    /// buckets. Buckets name a number only by a keyed hash (`SignInLimits`); the per-number send
+    /// bucket is shared with the number's other verifications and is left to pruning (an hour).
+    static func eraseNumbers(of id: ObjectID, current mobile: String, on connection: DatabaseConnection) throws {
+        try connection.query("DELETE FROM sms_outbox WHERE verification_id = \(id.rawValue)")
+        for limit in [SignInLimits.cooldown, SignInLimits.verification] {
+            let prefix = limit.name + ":" + id.rawValue + ":"
+            try connection.query("DELETE FROM rate_limits WHERE substr(bucket, 1, CAST(\(Int64(prefix.utf8.count)) AS INTEGER)) = \(prefix)")
+        }
+        guard !mobile.isEmpty else { return }
+        // Written before migration 0015 (or by a node still running older code during an
+        // upgrade): outbox rows without a verification, and a bucket naming the number in clear.
+        try connection.query("DELETE FROM sms_outbox WHERE verification_id IS NULL AND to_number = \(mobile)")
+        try connection.query("DELETE FROM rate_limits WHERE bucket = \("otp-number:" + mobile)")
     }
 
     /// Expires up to `limit` verifications past their time, each in its own transaction (a
