@@ -91,3 +91,76 @@ static inline void hosted_vips_log_to(GLogFunc handler) {
 /// allocates and frees tens of megabytes, which glibc would otherwise keep for the thread's
 /// arena, leaving the process as large as its largest decode.
 static inline void hosted_release_free_memory(void) { (void)malloc_trim(0); }
+
+// --- Capture checks: measures of a stored photo (see HostedImaging/VipsPhotoMeasurer) ---------
+
+/// Loads `bytes` (a JPEG or PNG) shrunk to fit `max_edge` × `max_edge` (JPEGs shrink while they
+/// load) as one band of 8-bit grey, held in memory (at most max_edge² bytes). NULL on error.
+static inline VipsImage *hosted_vips_grey_thumbnail(const void *bytes, size_t length, int max_edge) {
+    VipsImage *thumb = NULL, *grey = NULL, *band = NULL, *out = NULL;
+    if (vips_thumbnail_buffer((void *)bytes, length, &thumb, max_edge, "height", max_edge, "size", VIPS_SIZE_DOWN, NULL))
+        return NULL;
+    int failed = vips_colourspace(thumb, &grey, VIPS_INTERPRETATION_B_W, NULL);
+    g_object_unref(thumb);
+    if (failed) return NULL;
+    failed = vips_extract_band(grey, &band, 0, NULL);  /* an alpha band, if any, goes */
+    g_object_unref(grey);
+    if (failed) return NULL;
+    failed = vips_cast(band, &out, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(band);
+    if (failed) return NULL;
+    /* The thumbnail reads its source once, in order; the measures read the copy several times. */
+    VipsImage *memory = vips_image_copy_memory(out);
+    g_object_unref(out);
+    return memory;
+}
+
+/// The mean of every pixel of `in`. 0 on success.
+static inline int hosted_vips_mean(VipsImage *in, double *mean) { return vips_avg(in, mean, NULL); }
+
+/// The fraction (0...1) of the pixels of a one-band image at or above `level`. 0 on success.
+static inline int hosted_vips_fraction_at_least(VipsImage *in, double level, double *fraction) {
+    VipsImage *mask = NULL;
+    if (vips_moreeq_const1(in, &mask, level, NULL)) return -1;  /* 255 where true, 0 elsewhere */
+    double mean = 0;
+    int failed = vips_avg(mask, &mean, NULL);
+    g_object_unref(mask);
+    *fraction = mean / 255.0;
+    return failed;
+}
+
+/// The variance of the 3 × 3 Laplacian (0 1 0 / 1 -4 1 / 0 1 0) of a one-band image, computed in
+/// floating point: low for a blurred photo, high for a sharp one. 0 on success.
+static inline int hosted_vips_laplacian_variance(VipsImage *in, double *variance) {
+    /* A standard deviation needs two samples (libvips answers NaN, and an error, for one). */
+    if ((long)vips_image_get_width(in) * vips_image_get_height(in) < 2) { *variance = 0; return 0; }
+    double coefficients[9] = {0, 1, 0, 1, -4, 1, 0, 1, 0};
+    VipsImage *mask = vips_image_new_matrix_from_array(3, 3, coefficients, 9);
+    if (!mask) return -1;
+    VipsImage *real = NULL, *edges = NULL;
+    int failed = vips_cast(in, &real, VIPS_FORMAT_FLOAT, NULL);
+    if (!failed) failed = vips_conv(real, &edges, mask, "precision", VIPS_PRECISION_FLOAT, NULL);
+    double deviation = 0;
+    if (!failed) failed = vips_deviate(edges, &deviation, NULL);
+    if (edges) g_object_unref(edges);
+    if (real) g_object_unref(real);
+    g_object_unref(mask);
+    *variance = deviation * deviation;
+    return failed;
+}
+
+/// `in` resized to exactly `width` × `height` (each side scaled on its own). A new reference in
+/// *out; 0 on success.
+static inline int hosted_vips_resize_exactly(VipsImage *in, int width, int height, VipsImage **out) {
+    double hscale = (double)width / vips_image_get_width(in), vscale = (double)height / vips_image_get_height(in);
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+}
+
+/// The pixels of an 8-bit image, copied into a g_malloc'ed buffer (free with hosted_vips_free),
+/// rows packed: width × height × bands bytes. NULL on error.
+static inline void *hosted_vips_pixels(VipsImage *in, size_t *length) {
+    return vips_image_write_to_memory(in, length);
+}
+
+/// Clears libvips' error text for this thread (a failure already reported another way).
+static inline void hosted_vips_discard_error(void) { vips_error_clear(); }

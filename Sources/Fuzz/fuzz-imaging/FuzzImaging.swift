@@ -5,7 +5,12 @@ import HostedImaging
 // VipsImageNormalizer.normalize: an upload decoded by libvips (JPEG/PNG loaders only) and
 // re-encoded. libvips itself is not instrumented, so the fuzzer steers by the Swift side and by
 // the seeds; what it catches is a crash or hang in the decoders, the wrapper or its checks, and
-// any result that is not a small, upright JPEG.
+// any result that is not a small, upright JPEG; then the capture checks' measures of that JPEG
+// (brightness, clipped highlights, sharpness, faces through dlib, the difference hash).
+
+let measurer: VipsPhotoMeasurer = {
+    do { return try VipsPhotoMeasurer() } catch { fatalError("libvips could not start: \(error)") }
+}()
 
 let normalizer: VipsImageNormalizer = {
     do { return try VipsImageNormalizer() } catch { fatalError("libvips could not start: \(error)") }
@@ -22,6 +27,16 @@ func fuzzImaging(_ bytes: [UInt8]) {
     let written = ImageInspector.inspect(image.bytes)
     fuzzCheck(written?.contentType == "image/jpeg" && written?.width == image.width && written?.height == image.height,
               "the JPEG written does not say \(image.width)x\(image.height): \(String(describing: written))")
+    guard let measures = measurer.measure(image.bytes, detectingFaces: true) else {
+        fuzzCheck(false, "a JPEG the service wrote could not be measured")
+        return
+    }
+    fuzzCheck((0...1).contains(measures.brightness) && (0...1).contains(measures.clipped) && measures.sharpness >= 0,
+              "measures out of range: \(measures)")
+    fuzzCheck(measures.width == image.width && measures.height == image.height, "measured \(measures.width)x\(measures.height)")
+    for step in [StepType.selfie, .premisesPhotos] {
+        _ = CaptureChecks.reasons(for: measures, step: step, earlierHashes: [0, .max])
+    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
