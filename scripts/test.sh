@@ -13,7 +13,7 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
   2. under scripts/with-postgres.sh (throwaway PostgreSQL; HOSTED_REQUIRE_POSTGRES=1):
      a. swift build                       (debug; the `hosted` binary live tests spawn)
      b. swift test
-        then, alone, the test that restarts PostgreSQL (reconnect)
+        then, each alone, the tests that restart PostgreSQL (reconnect: storage, two live nodes)
      c. swift test --sanitize=thread --scratch-path .build/tsan --filter "$HOSTED_TSAN_FILTER"
      d. scripts/fuzz.sh --seconds "$HOSTED_FUZZ_SECONDS" (each libFuzzer target; docs/fuzzing.md)
      e. pytest tests/e2e in .build/venv   (only if tests/e2e has test files; installs the
@@ -70,9 +70,11 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
 
     step build swift build
     step swift-test swift test
-    # A real PostgreSQL restart would cut every other test's connections, so this one test
-    # runs alone, after the suite.
+    # A real PostgreSQL restart would cut every other test's connections, so each test that
+    # restarts it runs alone, after the suite, in its own `swift test` (the suite's tests run in
+    # parallel, and two restarts would cut each other's).
     step pg-restart env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter postgresReconnectsAfterServerRestart
+    step pg-restart-live env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter PostgresRestartLiveTests
 
     if [[ "${HOSTED_TSAN:-1}" != "0" ]]; then
         tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage|DigiLocker|Hardening|PoolRetry|EventualReply}

@@ -19,7 +19,8 @@ import Foundation
 ///   run, so they are sent again in the next batch (up to `maximumAttempts` times).
 /// - A lost connection fails every statement in flight with `connectionLost` (a write may or
 ///   may not have been applied, as for a statement on a pooled connection) and the next batch
-///   opens a new connection.
+///   opens a new connection. One the server ended while nothing was in flight is noticed before
+///   the next batch is sent (`PostgresConnection.isUsable`) and replaced: nothing fails.
 ///
 /// `@unchecked Sendable`: `queued`, `sleeping`, `stopped`, the thread's existence and the
 /// counts are guarded by `lock`; the connection and `inFlight` are touched only by the
@@ -173,6 +174,12 @@ final class PostgresPipeline: @unchecked Sendable {
 
     /// Sends `batch`: a sync point after each write and at the end.
     private func send(_ batch: [Job]) {
+        // An idle connection the server has ended (a restart, a failover) is replaced before
+        // anything is sent on it: nothing was in flight, so nothing need fail. With statements in
+        // flight the peek would see their answers; a loss then fails those, as it must.
+        if let current = self.connection, nextAwaited == inFlight.count, !current.isUsable {
+            dropConnection(.connectionLost(message: "closed by the server while idle"))
+        }
         let connection: PostgresConnection
         if let current = self.connection {
             connection = current
