@@ -95,6 +95,44 @@ import Testing
         #expect(refused.stderr.contains("chmod 600"))
     }
 
+    /// The SQLite database holds full mobile numbers, photos and documents: whichever command
+    /// creates it (`migrate`, `serve`), its directory is created 0700 and every data file 0600
+    /// (the database, its `-wal` and `-shm`, the key), even when started with the usual umask 022.
+    @Test func aFreshDataDirectoryIs0700AndEveryDataFileInIt0600() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        try FileManager.default.createDirectory(at: workspace.directory, withIntermediateDirectories: true)
+        func mode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        /// `hosted ARGUMENTS` from a shell whose umask lets others read what it creates.
+        func hosted(_ arguments: [String], database: String, log: String) throws -> Subprocess {
+            try Subprocess("/bin/sh", ["-c", #"umask 022 && exec "$0" "$@""#, HostedBinary.path] + arguments,
+                           environment: ["HOSTED_DATABASE_URL": "sqlite:" + database], stderr: log)
+        }
+
+        let migrated = workspace.directory.appendingPathComponent("migrated/data")
+        let migrate = try hosted(["migrate"], database: migrated.appendingPathComponent("hosted.sqlite").path,
+                                 log: workspace.directory.appendingPathComponent("migrate.log").path)
+        #expect(migrate.wait(timeout: 60) == 0)
+        #expect(try mode(migrated.path) == 0o700)
+        #expect(try mode(migrated.appendingPathComponent("hosted.sqlite").path) == 0o600)
+
+        let served = workspace.directory.appendingPathComponent("served/data")
+        let log = workspace.directory.appendingPathComponent("serve.log").path
+        let server = try hosted(["serve", "--listen", "127.0.0.1:0"], database: served.appendingPathComponent("hosted.sqlite").path, log: log)
+        defer {
+            server.signal(SIGTERM)
+            #expect(server.wait(timeout: 20) == 0)
+        }
+        _ = try waitForPort(in: log)
+        #expect(try mode(served.path) == 0o700)
+        // While it serves, WAL mode keeps the -wal and -shm files beside the database.
+        for file in ["hosted.sqlite", "hosted.sqlite-wal", "hosted.sqlite-shm", "secret.key"] {
+            #expect(try mode(served.appendingPathComponent(file).path) == 0o600, "\(file)")
+        }
+    }
+
     @Test func servingPostgreSQLWithoutAProvisionedKeyIsRefused() throws {
         guard Store.postgres.isAvailable else { return }
         let database = try TestDatabaseURL(.postgres)

@@ -7,12 +7,15 @@ public final class SQLiteDatabase: Database {
     private let pool: ConnectionPool<SQLiteConnection>
     private let commits: SQLiteCommits?
 
-    /// Opens (creating if needed) the database at `path`, creating its parent directory.
-    /// `poolSize` connections may be open at once; WAL lets readers run beside the one writer.
+    /// Opens (creating if needed) the database at `path`, creating its parent directory (0700:
+    /// only this user may look inside; the files get 0600 from the process's umask, which
+    /// `hosted` sets). `poolSize` connections may be open at once; WAL lets readers run beside the
+    /// one writer.
     public init(path: String, poolSize: Int = 4) throws {
         self.path = path
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         let pool = ConnectionPool(size: poolSize) { () throws(DatabaseError) in try SQLiteConnection(path: path) }
         self.pool = pool
         // Open one connection now so a bad path fails at start, not on the first request.
