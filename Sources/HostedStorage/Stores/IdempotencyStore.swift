@@ -49,9 +49,57 @@ public struct IdempotencyStore: Sendable {
         }
     }
 
+    /// Stores the answer for replay. An answer that shows a verification redacted since it was
+    /// read (the request claimed its key before the redaction and finished after it) is not
+    /// stored: the key is freed instead, as the redaction frees the keys of the answers stored
+    /// before it, so no replay shows personal data the redaction erased.
+    ///
+    /// The check and the write are one transaction that holds the shown verifications' rows
+    /// (`FOR SHARE` on PostgreSQL; SQLite's one writer): a redaction in progress is waited for
+    /// and then seen, and one that starts later finds the stored answer and deletes it.
     public func complete(accountID: ObjectID, key: String, status: Int, contentType: String, body: [UInt8]) throws {
-        try database.query(
-            "UPDATE idempotency_keys SET status = \(Int64(status)), content_type = \(contentType), body = \(body) WHERE account_id = \(accountID.rawValue) AND key = \(key)")
+        let store: SQL = """
+            UPDATE idempotency_keys SET status = \(Int64(status)), content_type = \(contentType), body = \(body)
+            WHERE account_id = \(accountID.rawValue) AND key = \(key)
+            """
+        let shown = Self.verificationIDs(in: body)
+        guard !shown.isEmpty else {
+            try database.query(store)
+            return
+        }
+        let lock = database.dialect == .postgres ? " FOR SHARE" : ""
+        try database.transaction { connection in
+            for id in shown {
+                let row = try connection.query("""
+                    SELECT redacted_at FROM verifications
+                    WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
+                    """).first
+                if let row, row["redacted_at"] != .null {
+                    try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)")
+                    return
+                }
+            }
+            try connection.query(store)
+        }
+    }
+
+    /// Every verification id the answer's bytes mention, as the redaction finds its stored
+    /// answers: by the id's text anywhere in the body.
+    static func verificationIDs(in body: [UInt8]) -> Set<ObjectID> {
+        let prefix = Array("ver_".utf8)
+        let length = prefix.count + 26  // `ver_` and 26 base32 characters (`ObjectID`)
+        var found = Set<ObjectID>()
+        var start = 0
+        while start + length <= body.count {
+            if body[start..<(start + prefix.count)].elementsEqual(prefix),
+               let id = ObjectID(.verification, parsing: String(decoding: body[start..<(start + length)], as: UTF8.self)) {
+                found.insert(id)
+                start += length
+            } else {
+                start += 1
+            }
+        }
+        return found
     }
 
     /// Frees the key, so a corrected retry with the same key is processed afresh.
