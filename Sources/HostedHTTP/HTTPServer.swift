@@ -155,11 +155,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// Answering on the first call makes it close the connection (no keep-alive), so normal
     /// requests are answered on the last call; the first call answers only what must be refused
     /// before any of the body is read — and then closing the connection is what is wanted.
-    fileprivate func handle(connection: OpaquePointer, url: String, method: String, version: String,
+    fileprivate func handle(connection: OpaquePointer, line: RequestLine,
                             upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let stored = slot.pointee else {
-            let (exchange, violation) = begin(connection: connection, url: url, method: method, version: version)
+            let (exchange, violation) = begin(connection: connection, line: line)
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             adjustInFlight(1)
             if let refusal = violation.map(Self.malformed) ?? (exchange.invalidQuery ? Self.invalidQuery.response : nil)
@@ -274,7 +274,9 @@ public final class HTTPServer: @unchecked Sendable {
         return nil
     }
 
-    private func begin(connection: OpaquePointer, url: String, method: String, version: String) -> (Exchange, violation: String?) {
+    private func begin(connection: OpaquePointer, line: RequestLine) -> (Exchange, violation: String?) {
+        let method = String(cString: line.method), url = String(cString: line.url)
+        let version = line.version.map { String(cString: $0) } ?? ""
         let collected = Collected()
         let box = Unmanaged.passUnretained(collected).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectHeader, box)
@@ -289,7 +291,9 @@ public final class HTTPServer: @unchecked Sendable {
         let exchange = Exchange(request: request, requestID: requestIDs.next(incoming: request.headers["X-Request-Id"]))
         exchange.invalidQuery = collected.invalidQuery
         return (exchange, RequestFraming.violation(version: version, fields: request.headers.fields,
-                                                   hidesBytes: hosted_mhd_headers_hide_bytes(connection) != 0))
+                                                   hidesBytes: hosted_mhd_headers_hide_bytes(connection) != 0,
+                                                   malformedLine: hosted_mhd_request_line_is_malformed(
+                                                       connection, line.method, line.url, line.version) != 0))
     }
 
     /// Runs the responder; a thrown `Problem` becomes its response, anything else a generic 500.
@@ -402,6 +406,14 @@ public final class HTTPServer: @unchecked Sendable {
         adjustInFlight(-1)
     }
 
+    /// The request line as libmicrohttpd parsed it: C strings inside its read buffer, which the
+    /// first call checks in place (the shim's `hosted_mhd_request_line_is_malformed`).
+    fileprivate struct RequestLine {
+        let method: UnsafePointer<CChar>
+        let url: UnsafePointer<CChar>
+        let version: UnsafePointer<CChar>?
+    }
+
     /// Headers and query arguments gathered by libmicrohttpd's iterator.
     fileprivate final class Collected {
         var fields: [(name: String, value: String)] = []
@@ -419,8 +431,7 @@ public final class HTTPServer: @unchecked Sendable {
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, upload, uploadSize, slot in
     guard let cls, let connection, let url, let method, let uploadSize, let slot else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    return server.handle(connection: connection, url: String(cString: url), method: String(cString: method),
-                         version: version.map { String(cString: $0) } ?? "",
+    return server.handle(connection: connection, line: HTTPServer.RequestLine(method: method, url: url, version: version),
                          upload: upload, uploadSize: uploadSize, slot: slot)
 }
 

@@ -9,8 +9,12 @@ public enum RequestFraming {
 
     /// Why the request must be refused, or nil when its framing is unambiguous. `hidesBytes`:
     /// a header value held a NUL with more after it, which a C string silently cuts short
-    /// (`Bearer <key>\0…` must not authenticate as `Bearer <key>`).
-    public static func violation(version: String, fields: [(name: String, value: String)], hidesBytes: Bool = false) -> String? {
+    /// (`Bearer <key>\0…` must not authenticate as `Bearer <key>`). `malformedLine`: the request
+    /// line held a NUL (`GET /healthz\0/x` must not read as `/healthz`), or its target a space or
+    /// a control character (RFC 9112 §3.2).
+    public static func violation(version: String, fields: [(name: String, value: String)], hidesBytes: Bool = false,
+                                 malformedLine: Bool = false) -> String? {
+        if malformedLine { return "The request line contains a NUL, or its target a space or a control character." }
         if hidesBytes { return "A header contains a NUL byte." }
         if fields.count > maximumFields { return "More than \(maximumFields) header fields." }
         var contentLengths: [String] = []
