@@ -6,7 +6,8 @@ public struct AccessLogEntry: Sendable {
     public let time: Date
     public let requestID: String
     public let method: String
-    /// The path without the query string (queries may carry identifiers that do not belong in logs).
+    /// The path without the query string (queries may carry identifiers that do not belong in logs),
+    /// and with `{name}` in place of a parameter its route masks (`Router.Builder.add(maskedInLog:)`).
     public let path: String
     public let status: Int
     public let bytes: Int

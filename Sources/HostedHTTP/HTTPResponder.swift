@@ -55,11 +55,17 @@ public struct RequestContext: Sendable {
 /// matched); one is made per request, and a `Mutex` is stored inline, where an `NSLock` was an
 /// object of its own to allocate and initialise.
 final class RouteNote: Sendable {
-    private let noted = Mutex<String?>(nil)
+    private let noted = Mutex<(pattern: String?, loggedPath: String?)>((nil, nil))
 
     var pattern: String? {
-        get { noted.withLock { $0 } }
-        set { noted.withLock { $0 = newValue } }
+        get { noted.withLock { $0.pattern } }
+        set { noted.withLock { $0.pattern = newValue } }
+    }
+
+    /// The path as the access log shows it, when the route masks a parameter (nil: as sent).
+    var loggedPath: String? {
+        get { noted.withLock { $0.loggedPath } }
+        set { noted.withLock { $0.loggedPath = newValue } }
     }
 }
 

@@ -384,7 +384,7 @@ public final class HTTPServer: @unchecked Sendable {
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
         log.access(AccessLogEntry(time: exchange.receivedAt, requestID: exchange.requestID,
-                                  method: exchange.request.method, path: exchange.request.path,
+                                  method: exchange.request.method, path: exchange.routeNote.loggedPath ?? exchange.request.path,
                                   status: response.status, bytes: response.body.count,
                                   durationMilliseconds: (elapsed * 1000).rounded() / 1000))
         if let metrics {

@@ -12,6 +12,26 @@ public struct Router: HTTPResponder {
         let handler: DeferrableRouteHandler
         /// The pattern as written (`/v1/verifications/{id}`), for the table and metrics.
         let pattern: String
+        /// Parameters whose values identify a person: the access log shows `{name}` instead.
+        let maskedInLog: Set<String>
+
+        /// The path with the masked parameters' segments replaced by `{name}`; nil when the
+        /// route masks none. Called only for a path this route matched.
+        func loggedPath(of path: String) -> String? {
+            guard !maskedInLog.isEmpty else { return nil }
+            // Split like `Router.segments`: on every "/", the leading empty piece dropped.
+            var pieces = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            for (index, segment) in segments.enumerated() where index < pieces.count {
+                if case .parameter(let name) = segment, maskedInLog.contains(name) { pieces[index] = "{\(name)}" }
+            }
+            return "/" + pieces.joined(separator: "/")
+        }
+
+        /// Notes what the server's metrics and access log need of a matched request.
+        func note(_ path: String, in context: RequestContext) {
+            context.routeNote?.pattern = pattern
+            if let logged = loggedPath(of: path) { context.routeNote?.loggedPath = logged }
+        }
     }
 
     enum Segment: Sendable, Equatable {
@@ -31,14 +51,18 @@ public struct Router: HTTPResponder {
 
         /// Adds a route; the middleware of the enclosing groups runs around `handler`, and their
         /// `admit` decides in the header phase whether a body for it is read at all.
+        /// `maskedInLog`: parameters whose values the access log must not show (a document
+        /// number in the path), logged as `{name}`.
         public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
-                                 _ handler: @escaping RouteHandler) {
-            addDeferrable(method, pattern, bodyLimit: bodyLimit) { request, context in .ready(try handler(request, context)) }
+                                 maskedInLog: Set<String> = [], _ handler: @escaping RouteHandler) {
+            addDeferrable(method, pattern, bodyLimit: bodyLimit, maskedInLog: maskedInLog) { request, context in
+                .ready(try handler(request, context))
+            }
         }
 
         /// Adds a route whose handler may answer later (a long-poll); otherwise like `add`.
         public mutating func addDeferrable(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
-                                           _ handler: @escaping DeferrableRouteHandler) {
+                                           maskedInLog: Set<String> = [], _ handler: @escaping DeferrableRouteHandler) {
             let chain = middleware
             var wrapped: DeferrableRouteHandler = handler
             for layer in chain.reversed() {
@@ -53,7 +77,8 @@ public struct Router: HTTPResponder {
             }
             let segments = Router.parse(pattern)
             routes.append(Route(method: method, segments: segments, bodyLimit: bodyLimit,
-                                admission: admission, handler: wrapped, pattern: Router.pattern(segments)))
+                                admission: admission, handler: wrapped, pattern: Router.pattern(segments),
+                                maskedInLog: maskedInLog))
         }
 
         /// Registers routes behind `layer` (inside any enclosing group's middleware).
@@ -269,7 +294,7 @@ public struct Router: HTTPResponder {
         case .found(let route, let parameters):
             var context = context
             context.parameters = parameters
-            context.routeNote?.pattern = route.pattern
+            route.note(request.path, in: context)
             // HEAD runs the GET handler; libmicrohttpd sends its headers without the body.
             return try route.handler(request, context)
         case .wrongMethod(let allowed):
@@ -289,7 +314,7 @@ public struct Router: HTTPResponder {
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             context.parameters = parameters
-            context.routeNote?.pattern = route.pattern
+            route.note(request.path, in: context)
             try route.admission?(request, &context)
             context.admittedRoute = route
             return route.bodyLimit

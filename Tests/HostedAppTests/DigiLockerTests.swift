@@ -39,9 +39,9 @@ import Testing
         let cookie: String
 
         init(_ store: Store, documents: [String] = ["aadhaar", "pan", "driving_license"], devMode: Bool = true,
-             apiURL: String? = nil) throws {
+             apiURL: String? = nil, log: any ServerLog = SilentLog()) throws {
             let forwarder = Forwarder()
-            server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 4), responder: forwarder, log: SilentLog())
+            server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 4), responder: forwarder, log: log)
             try server.start()
             let loopback = "http://127.0.0.1:\(server.port)/sim/digilocker"
             let clock = ManualClock(Date())
@@ -120,6 +120,31 @@ import Testing
         func close() {
             server.shutdown(gracePeriod: 1)
             app.close()
+        }
+    }
+
+    /// The access lines the server wrote.
+    final class AccessLines: ServerLog, @unchecked Sendable {  // `paths` only under `lock`
+        private let lock = NSLock()
+        private var written: [String] = []
+        func access(_ entry: AccessLogEntry) { lock.lock(); written.append(entry.path); lock.unlock() }
+        func error(_ message: String, requestID: String?) {}
+        var paths: [String] { lock.lock(); defer { lock.unlock() }; return written }
+    }
+
+    /// Dev mode's simulator serves each document at a path that ends in its number: the access
+    /// log shows the route there, never the PAN or the driving licence number.
+    @Test func roundTrip_accessLogShowsNoDocumentNumber() throws {
+        let log = AccessLines()
+        let f = try Fixture(.sqlite, log: log)
+        defer { f.close() }
+        let (query, nonce) = try f.begin()
+        #expect(f.callback(f.consent(query, decision: "allow"), nonce: nonce).status == 303)
+        #expect(f.step()["status"] as? String == "completed")
+        let paths = log.paths
+        #expect(paths.filter { $0 == "/sim/digilocker/api/1/xml/{uri}" }.count == 2, "\(paths)")
+        for number in ["ABCPV1234K", "MH0220190012345"] {
+            #expect(!paths.contains { $0.contains(number) }, "\(number) in the access log")
         }
     }
 

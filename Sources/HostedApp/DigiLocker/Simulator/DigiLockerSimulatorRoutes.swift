@@ -56,7 +56,8 @@ struct DigiLockerSimulatorRoutes {
         routes.add("GET", "/sim/digilocker/api/2/files/issued") { request, _ in
             try authorized(request) { try .json(DigiLockerSample.issuedFiles) }
         }
-        routes.add("GET", "/sim/digilocker/api/1/xml/{uri}") { request, context in
+        // The document URI ends in the document's number (PAN, driving licence): not logged.
+        routes.add("GET", "/sim/digilocker/api/1/xml/{uri}", maskedInLog: ["uri"]) { request, context in
             try authorized(request) {
                 guard let document = DigiLockerSample.certificates[context.parameters["uri"] ?? ""] else {
                     return try oauthError(404, "not_found", "No such document.")
