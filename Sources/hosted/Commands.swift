@@ -17,7 +17,7 @@ enum Commands {
           migrate                     apply pending database migrations and exit
           accounts create --name N    create an account; prints {"account_id", "api_key"} once
           keys create --account ID    add an API key to an account (rotation without downtime)
-          keys revoke KEY_ID          revoke an API key at once
+          keys revoke KEY_ID          revoke an API key (refused everywhere within a second)
           return-urls list|add|remove --account ID …   an account's registered return URLs
           workflows list|show --account ID [KEY]       an account's workflows
           operators create|list|disable|reset …        console operators (create prints a setup URL)
@@ -63,7 +63,8 @@ enum Commands {
 
         create prints {"key_id": "key_…", "api_key": "sk_…"} (the only time the key is shown);
         several keys can be active at once, so rotate by creating the new key, deploying it,
-        then revoking the old one. revoke takes effect on the key's next request.
+        then revoking the old one. A revoked key is refused on every node within one second
+        (each process remembers a key that authenticated for that long).
         """
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
