@@ -29,6 +29,8 @@ let package = Package(
                        providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
 
         // dlib's HOG face detector (Debian libdlib-dev; its headers call BLAS and LAPACK, so
         // libblas-dev and liblapack-dev too), a C++ target with a C interface.
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "HostedCrypto", dependencies: ["HostedCore", "CCrypto", "CArgon2"]),
         .target(name: "HostedStorage", dependencies: ["HostedCore", "HostedCrypto", "CSQLite3", "CLibPQ"],
                 resources: [.copy("migrations")]),
-        .target(name: "HostedHTTP", dependencies: ["HostedCore", "CMicroHTTPD"]),
+        .target(name: "HostedHTTP", dependencies: ["HostedCore", "CMicroHTTPD", "CZlib"]),
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips", "CQREncode", "CFaceDetection"]),
         .target(name: "HostedOutbound", dependencies: ["HostedCore", "CCurl"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging",

@@ -3,12 +3,19 @@ import Foundation
 /// Serves files from one directory with content types, a validator `ETag` and `Cache-Control`,
 /// and no way out of the directory: each path segment is decoded on its own and refused when it
 /// is empty, `.`/`..`, hidden, or holds a slash, backslash or NUL; symlinks are resolved and the
-/// result must still lie inside the root.
+/// result must still lie inside the root. Text files of `minimumGzipSize` bytes or more go out
+/// gzipped to a client that accepts it (`Vary: Accept-Encoding`, an `ETag` of their own).
 public struct StaticFiles: Sendable {
     public let root: URL
     private let resolvedRoot: String
+    private let gzipCache = GzipCache()
     /// Sent with every file: revalidate each time (files have no content hash in their names).
     public static let cacheControl = "no-cache"
+    /// Below this, gzip's 18 bytes of framing and the work are not worth it (the whole file fits
+    /// in one TCP segment anyway).
+    public static let minimumGzipSize = 1024
+    /// Text, worth compressing; images and fonts are compressed already.
+    static let compressibleExtensions: Set<String> = ["html", "css", "js", "mjs", "json", "yaml", "txt", "svg", "webmanifest"]
 
     public init(root: URL) {
         self.root = root
@@ -61,17 +68,32 @@ public struct StaticFiles: Sendable {
               let modified = attributes[.modificationDate] as? Date,
               let body = FileManager.default.contents(atPath: file.path)
         else { throw Problem.notFound() }
-        let etag = "\"\(String(size, radix: 16))-\(String(Int64(modified.timeIntervalSince1970 * 1000), radix: 16))\""
+        let validator = "\(String(size, radix: 16))-\(String(Int64(modified.timeIntervalSince1970 * 1000), radix: 16))"
+        let fileExtension = file.pathExtension.lowercased()
+        var payload = Array(body)
+        var etag = "\"\(validator)\""
+        var encoding: String?
+        // Whether this file can go out in two forms: then every answer for it says so (Vary),
+        // compressed or not, and each form has its own ETag.
+        let compressible = Self.compressibleExtensions.contains(fileExtension) && payload.count >= Self.minimumGzipSize
+        if compressible, Gzip.isAccepted(by: request.headers["Accept-Encoding"]),
+           let gzipped = gzipCache.gzipped(payload, path: file.path, etag: etag) {
+            payload = gzipped
+            etag = "\"\(validator)-gzip\""
+            encoding = "gzip"
+        }
         var headers = HTTPHeaders([
-            ("Content-Type", Self.contentTypes[file.pathExtension.lowercased()] ?? "application/octet-stream"),
+            ("Content-Type", Self.contentTypes[fileExtension] ?? "application/octet-stream"),
             ("ETag", etag), ("Cache-Control", Self.cacheControl), ("X-Content-Type-Options", "nosniff"),
         ])
+        if compressible { headers.set("Vary", "Accept-Encoding") }
         for (name, value) in extraHeaders { headers.set(name, value) }
         if let match = request.headers["If-None-Match"], match.split(separator: ",").contains(where: {
             $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
         }) {
             return Response(status: 304, headers: headers)
         }
-        return Response(status: 200, headers: headers, body: Array(body))
+        if let encoding { headers.set("Content-Encoding", encoding) }
+        return Response(status: 200, headers: headers, body: payload)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HostedApp
 import HostedHTTP
+import HostedTestSupport
 import Testing
 
 @Suite struct ApplicationTests {
@@ -10,6 +11,38 @@ import Testing
         let response = app.request("GET", "/healthz")
         #expect(response.status == 200)
         #expect(app.json(response)["status"] as? String == "ok")
+    }
+
+    /// The journey's scripts and styles, as phones on slow networks fetch them: gzipped to a
+    /// client that accepts it (the very bytes of the file once decompressed), as they are to one
+    /// that does not, and `Vary: Accept-Encoding` on both.
+    @Test func journeyAssets_200_gzippedWhenAccepted() throws {
+        let app = try TestApplication()
+        defer { app.close() }
+        let directory = Configuration().publicDirectory.appendingPathComponent("journey")
+        let names = try FileManager.default.subpathsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".js") || $0.hasSuffix(".css") }.sorted()
+        #expect(names.contains("main.js") && names.contains("journey.css"))
+        var (plainTotal, gzippedTotal) = (0, 0)
+        for name in names {
+            let file = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+            let gzipped = app.request("GET", "/assets/journey/\(name)", headers: [("Accept-Encoding", "gzip, deflate, br")])
+            let plain = app.request("GET", "/assets/journey/\(name)", headers: [("Accept-Encoding", "gzip;q=0, identity")])
+            #expect(gzipped.status == 200 && plain.status == 200, "\(name)")
+            #expect(plain.body == file && plain.headers["Content-Encoding"] == nil, "\(name)")
+            guard file.count >= StaticFiles.minimumGzipSize else {
+                #expect(gzipped.body == file && gzipped.headers["Vary"] == nil, "\(name): small, sent as it is")
+                continue
+            }
+            #expect(gzipped.headers["Content-Encoding"] == "gzip", "\(name)")
+            #expect(gzipped.headers["Vary"] == "Accept-Encoding" && plain.headers["Vary"] == "Accept-Encoding", "\(name)")
+            #expect(gzipped.headers["ETag"] != plain.headers["ETag"], "\(name)")
+            #expect(try gunzip(gzipped.body) == file, "\(name)")
+            plainTotal += file.count
+            gzippedTotal += gzipped.body.count
+        }
+        // About 100 KB of scripts and styles come to well under half.
+        #expect(plainTotal > 50_000 && gzippedTotal * 5 < plainTotal * 2, "\(plainTotal) → \(gzippedTotal)")
     }
 
     @Test func readyz_200_whenMigrated() throws {
