@@ -385,7 +385,7 @@ import Testing
             let request = Request(method: "POST", path: "/j/\(f.verificationID)/api\(path)",
                                   headers: HTTPHeaders([("Origin", Self.origin), ("Cookie", "hosted_session=\(cookie)"),
                                                         ("Content-Type", type)]), body: body)
-            return (try? f.app.application.responder.respond(to: request, context: RequestContext(requestID: "t")).response?.status) ?? 599
+            return (try? TestApplication.response(of: f.app.application.responder.respond(to: request, context: RequestContext(requestID: "t"))).status) ?? 599
         }
         #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)
         #expect(journey("/steps/selfie/complete", []) == 200)
