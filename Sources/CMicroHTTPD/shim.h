@@ -27,7 +27,8 @@ static inline struct MHD_Daemon *hosted_mhd_start(
     const struct sockaddr *addr, int ipv6, unsigned int threads, unsigned int timeout_seconds,
     unsigned int connection_limit, unsigned int per_address_limit, size_t connection_memory,
     MHD_AccessHandlerCallback handler, void *handler_cls,
-    MHD_RequestCompletedCallback completed, void *completed_cls)
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    MHD_NotifyConnectionCallback notify, void *notify_cls)
 {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC
                          | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
@@ -47,6 +48,10 @@ static inline struct MHD_Daemon *hosted_mhd_start(
            once; dropped handshakes then wait for SYN-ACK retransmits for seconds. */
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        /* STARTED runs on the worker that accepted the connection, before its first read;
+           CLOSED on the worker that closes it, before its socket is closed (0.9.75: checked
+           with strace), so the socket is open for as long as the connection is known. */
+        MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, hosted_mhd_keep_escaped, NULL,
         MHD_OPTION_END);
 }
@@ -77,6 +82,39 @@ static inline int hosted_mhd_client_address(struct MHD_Connection *c, char *buf,
         *out++ = (char)('0' + value % 10);
         *out++ = i < 3 ? '.' : '\0';
     }
+    return 0;
+}
+
+/// The connection's socket (-1 if unknown): what the header deadline shuts down.
+static inline int hosted_mhd_connection_socket(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+/// The pointer the STARTED notification stored for this connection (NULL if none).
+static inline void *hosted_mhd_socket_context(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/// The client's address as 128 bits (an IPv4 address as ::ffff:a.b.c.d), for grouping
+/// connections by address without formatting it; 0 on success.
+static inline int hosted_mhd_client_address_bits(struct MHD_Connection *c, uint64_t *high, uint64_t *low) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return -1;
+    const struct sockaddr *sa = info->client_addr;
+    unsigned char bytes[16] = { 0 };
+    if (sa->sa_family == AF_INET6) {
+        memcpy(bytes, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    } else if (sa->sa_family == AF_INET) {
+        bytes[10] = 0xff; bytes[11] = 0xff;
+        memcpy(bytes + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    } else {
+        return -1;
+    }
+    memcpy(high, bytes, 8);
+    memcpy(low, bytes + 8, 8);
     return 0;
 }
 

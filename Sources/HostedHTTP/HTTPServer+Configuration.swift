@@ -13,7 +13,14 @@ extension HTTPServer {
         /// Seconds a connection may sit idle (no bytes from the client) before it is closed;
         /// a connection waiting for a deferred response (a long-poll) is not idle.
         public var connectionTimeoutSeconds: Int
-        /// Most simultaneous connections.
+        /// Seconds a connection has to send a request's line and headers, however it trickles
+        /// them: from its accept, or — for the next request on a kept-alive connection — from
+        /// the previous answer plus `connectionTimeoutSeconds` (an idle connection is closed by
+        /// that timeout first). Past it the connection is closed; 0 for no deadline.
+        public var headerTimeoutSeconds: Int
+        /// Most simultaneous connections. Past nine tenths of it, a new connection closes one
+        /// still waiting for its request head — the oldest from the address with the most
+        /// such — so slow clients never keep new ones out.
         public var connectionLimit: Int
         /// Most simultaneous connections from one peer address; 0 for no limit (behind a load
         /// balancer every client has the balancer's address).
@@ -28,13 +35,14 @@ extension HTTPServer {
 
         public init(host: String = "127.0.0.1", port: UInt16 = 8080,
                     threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    connectionTimeoutSeconds: Int = 15, connectionLimit: Int = 1000,
+                    connectionTimeoutSeconds: Int = 15, headerTimeoutSeconds: Int = 10, connectionLimit: Int = 1000,
                     connectionsPerAddress: Int = 200, maximumBufferedBytes: Int = 64 << 20,
                     requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 16 << 10) {
             self.host = host
             self.port = port
             self.threads = threads
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.headerTimeoutSeconds = headerTimeoutSeconds
             self.connectionLimit = connectionLimit
             self.connectionsPerAddress = connectionsPerAddress
             self.maximumBufferedBytes = maximumBufferedBytes

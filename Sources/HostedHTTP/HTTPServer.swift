@@ -3,11 +3,11 @@ import HostedCore
 import Foundation
 
 /// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using
-/// poll(2) (the shim says why not epoll), keep-alive, a connection timeout, per-route body
-/// limits, request ids and an access log.
+/// poll(2) (the shim says why not epoll), keep-alive, a connection timeout, a deadline for each
+/// request head (`OpenConnections`), per-route body limits, request ids and an access log.
 /// This is the only file where libmicrohttpd's callbacks cross into Swift.
 ///
-/// `@unchecked Sendable`: `daemon` and `listenSocket` are written only by `start()` and
+/// `@unchecked Sendable`: `daemon`, `listenSocket` and `reaper` are written only by `start()` and
 /// `shutdown()`, which the owner calls from one thread; the in-flight count and the request-id
 /// suspended connections are guarded by `lock`; everything else is immutable.
 public final class HTTPServer: @unchecked Sendable {
@@ -33,6 +33,10 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port: UInt16 = 0
     /// Bytes of request bodies held right now, across all connections.
     public let bodyBudget: BodyBudget
+    /// Open connections, their head deadlines and who makes room for whom.
+    let connections: OpenConnections
+    /// Wakes every quarter second to close connections whose request head is overdue.
+    private var reaper: DispatchSourceTimer?
     private let requestIDs = RequestIDs()
 
     /// Requests by route and status, and their latency (nil: not counted).
@@ -45,6 +49,10 @@ public final class HTTPServer: @unchecked Sendable {
         self.log = log
         self.metrics = metrics
         self.bodyBudget = BodyBudget(capacity: configuration.maximumBufferedBytes)
+        self.connections = OpenConnections(headTimeoutSeconds: configuration.headerTimeoutSeconds,
+                                           idleTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                                           softLimit: OpenConnections.softLimit(below: max(1, configuration.connectionLimit)),
+                                           shutDown: { _ = Glibc.shutdown($0, Int32(SHUT_RDWR)) })
     }
 
     /// Binds and starts serving on the worker threads; returns at once.
@@ -81,6 +89,15 @@ public final class HTTPServer: @unchecked Sendable {
         lock.unlock()
         daemon = started
         port = hosted_mhd_bound_port(started)
+        startReaper()
+    }
+
+    private func startReaper() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hosted.http.head-deadlines"))
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250), leeway: .milliseconds(50))
+        timer.setEventHandler { [connections] in connections.cutOverdue() }
+        timer.resume()
+        reaper = timer
     }
 
     private func start(address: UnsafePointer<sockaddr>, ipv6: Bool, context: UnsafeMutableRawPointer) -> OpaquePointer? {
@@ -89,7 +106,7 @@ public final class HTTPServer: @unchecked Sendable {
                          UInt32(clamping: max(1, configuration.connectionLimit)),
                          UInt32(clamping: max(0, configuration.connectionsPerAddress)),
                          max(4096, configuration.headerMemoryBytes),
-                         accessHandler, context, requestCompleted, context)
+                         accessHandler, context, requestCompleted, context, connectionNotice, context)
     }
 
     /// Stops accepting connections, runs `beforeDraining`, lets in-flight requests finish (up to
@@ -116,6 +133,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         // Each resume under way is one short library call: wait it out.
         while resumingNow > 0 { usleep(1_000) }
+        reaper?.cancel()
+        reaper = nil
         MHD_stop_daemon(daemon)
         if listenSocket >= 0 { close(listenSocket) }
         self.daemon = nil
@@ -159,6 +178,7 @@ public final class HTTPServer: @unchecked Sendable {
                             upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let stored = slot.pointee else {
+            openConnection(connection)?.headArrived()
             let (exchange, violation) = begin(connection: connection, line: line)
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             adjustInFlight(1)
@@ -397,13 +417,34 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
-    fileprivate func complete(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    fileprivate func complete(connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        if let connection { openConnection(connection).map(connections.answered) }
         guard let slot, let stored = slot.pointee else { return }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeRetainedValue()
         bodyBudget.release(exchange.reserved)
         exchange.reserved = 0
         slot.pointee = nil
         adjustInFlight(-1)
+    }
+
+    /// The record `connectionOpened` left in the connection's socket context: read back through
+    /// libmicrohttpd (a switch and a field), not looked up in a table, since every request asks.
+    private func openConnection(_ connection: OpaquePointer) -> OpenConnections.Connection? {
+        hosted_mhd_socket_context(connection).map { Unmanaged<OpenConnections.Connection>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    fileprivate func connectionOpened(_ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        _ = hosted_mhd_client_address_bits(connection, &high, &low)
+        let opened = connections.opened(address: .init(high: high, low: low), socket: hosted_mhd_connection_socket(connection))
+        context.pointee = Unmanaged.passRetained(opened).toOpaque()
+    }
+
+    fileprivate func connectionClosed(context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let stored = context.pointee else { return }
+        context.pointee = nil
+        connections.closed(Unmanaged<OpenConnections.Connection>.fromOpaque(stored).takeRetainedValue())
     }
 
     /// The request line as libmicrohttpd parsed it: C strings inside its read buffer, which the
@@ -435,9 +476,20 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                          upload: upload, uploadSize: uploadSize, slot: slot)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, slot, _ in
     guard let cls else { return }
-    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().complete(slot: slot)
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().complete(connection: connection, slot: slot)
+}
+
+/// A connection opened or closed: its record goes into (and comes out of) its socket context.
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, context, notice in
+    guard let cls, let connection, let context else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if notice == .CONNECTION_NOTIFY_STARTED {
+        server.connectionOpened(connection, context: context)
+    } else {
+        server.connectionClosed(context: context)
+    }
 }
 
 private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in

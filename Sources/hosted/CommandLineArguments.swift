@@ -22,6 +22,7 @@ struct CommandLineArguments {
         ("--decode-threads", "HOSTED_DECODE_THREADS", "threads that decode uploaded photos (default: one per two cores)"),
         ("--decode-queue", "HOSTED_DECODE_QUEUE", "uploads waiting for a decode thread; one more gets 503 (default 16)"),
         ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
+        ("--header-timeout", "HOSTED_HEADER_TIMEOUT", "seconds a connection has to send a request's headers, however slowly (default 10)"),
         ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between lifecycle sweeps: expiry, retention, pruning (default 30)"),
         ("--shutdown-delay", "HOSTED_SHUTDOWN_DELAY", "seconds to keep serving after SIGTERM with /readyz at 503 (default 0)"),
         ("--metrics-listen", "HOSTED_METRICS_LISTEN", "address and port of GET /metrics (Prometheus text; off by default)"),

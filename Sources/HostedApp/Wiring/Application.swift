@@ -69,6 +69,7 @@ public struct Application: Sendable {
         HTTPServer(configuration: .init(host: configuration.listen.host, port: configuration.listen.port,
                                         threads: configuration.threads,
                                         connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                                        headerTimeoutSeconds: configuration.headerTimeoutSeconds,
                                         connectionsPerAddress: configuration.connectionsPerAddress,
                                         maximumBufferedBytes: configuration.maximumBufferedBytes),
                    responder: responder, log: log, metrics: metrics)

@@ -62,6 +62,10 @@ public struct Configuration: Sendable {
     /// `HOSTED_CONNECTION_TIMEOUT`; default 15 seconds a connection may sit idle (a long-poll
     /// waiting for its answer is not idle).
     public var connectionTimeoutSeconds = 15
+    /// `HOSTED_HEADER_TIMEOUT`; default 10 seconds a new connection has to send its request line
+    /// and headers, however slowly they trickle (a kept-alive connection: the idle timeout plus
+    /// this, after its previous answer); then it is closed.
+    public var headerTimeoutSeconds = 10
     /// `HOSTED_MAX_LONG_POLLS`; default 64 long-polls waiting at once per API key and as many
     /// per client address; one more is refused with 429.
     public var maximumLongPolls = 64
@@ -201,6 +205,9 @@ public struct Configuration: Sendable {
         case "HOSTED_CONNECTION_TIMEOUT":
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "\(name) must be 1…3600 seconds") }
             connectionTimeoutSeconds = seconds
+        case "HOSTED_HEADER_TIMEOUT":
+            guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "\(name) must be 1…3600 seconds") }
+            headerTimeoutSeconds = seconds
         case "HOSTED_SWEEP_INTERVAL":
             guard let seconds = Int(value), (1...86_400).contains(seconds) else { throw Invalid(description: "\(name) must be 1…86400 seconds") }
             sweepIntervalSeconds = TimeInterval(seconds)
