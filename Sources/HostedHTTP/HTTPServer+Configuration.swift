@@ -27,6 +27,18 @@ extension HTTPServer {
         public var connectionsPerAddress: Int
         /// Request bodies buffered across all connections at once; past it a body is refused (503).
         public var maximumBufferedBytes: Int
+        /// Request bodies one client may have buffered at once, counted both by its address (see
+        /// `trustedProxies`) and by the session, account or operator the route's admission named
+        /// (`BodyHolder`); past it a body is refused (429). nil: a quarter of `maximumBufferedBytes`.
+        public var maximumBufferedBytesPerClient: Int?
+        /// The slowest a body may arrive, in bytes per second, counted from `bodyRateGraceSeconds`
+        /// after its headers: a body that falls behind has its connection closed (and its share of
+        /// the budget given back) long before `requestTimeoutSeconds`. 0 for no minimum.
+        public var minimumBodyBytesPerSecond: Int
+        /// Seconds after the headers before `minimumBodyBytesPerSecond` starts counting.
+        public var bodyRateGraceSeconds: Int
+        /// Proxies whose `X-Forwarded-For` names the client whose share of the body budget a body takes.
+        public var trustedProxies: TrustedProxies
         /// Seconds from the request's headers to the last byte of its body; a body still
         /// trickling in after that has its connection closed.
         public var requestTimeoutSeconds: Int
@@ -37,6 +49,8 @@ extension HTTPServer {
                     threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                     connectionTimeoutSeconds: Int = 15, headerTimeoutSeconds: Int = 10, connectionLimit: Int = 1000,
                     connectionsPerAddress: Int = 200, maximumBufferedBytes: Int = 64 << 20,
+                    maximumBufferedBytesPerClient: Int? = nil, minimumBodyBytesPerSecond: Int = 8 << 10,
+                    bodyRateGraceSeconds: Int = 5, trustedProxies: TrustedProxies = TrustedProxies([]),
                     requestTimeoutSeconds: Int = 60, headerMemoryBytes: Int = 16 << 10) {
             self.host = host
             self.port = port
@@ -46,6 +60,10 @@ extension HTTPServer {
             self.connectionLimit = connectionLimit
             self.connectionsPerAddress = connectionsPerAddress
             self.maximumBufferedBytes = maximumBufferedBytes
+            self.maximumBufferedBytesPerClient = maximumBufferedBytesPerClient
+            self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
+            self.bodyRateGraceSeconds = bodyRateGraceSeconds
+            self.trustedProxies = trustedProxies
             self.requestTimeoutSeconds = requestTimeoutSeconds
             self.headerMemoryBytes = headerMemoryBytes
         }

@@ -29,7 +29,12 @@ extension HTTPServer {
         var phase = Phase.receiving
         /// Bytes of the server's body budget held for this request, returned when it completes.
         var reserved = 0
+        /// Whose shares of the budget `reserved` counts against: the client's address, and the
+        /// holder the admission named.
+        var budgetHolders: [String] = []
         var discarded = 0
+        /// Bytes of the body received so far, kept or discarded (for the minimum rate).
+        var received = 0
         /// Set (under the server's lock) when deferred work settles: the response to send, or
         /// the reply to go on with on the worker that resumes the connection.
         var readyReply: Reply?

@@ -7,6 +7,19 @@ extension HTTPServer {
                               detail: "The server is receiving too many uploads at once. Please try again.",
                               headers: [("Retry-After", "2")])
 
+    /// The client (its address, or its session, account or operator) already has its share of
+    /// the body budget in uploads under way.
+    static let overShare = Problem(status: 429, code: "too_many_uploads", title: "Too Many Requests",
+                                   detail: "Too many uploads from this client are under way. Please try again when they are done.",
+                                   headers: [("Retry-After", "2")])
+
+    static func refusal(_ refusal: BodyBudget.Refusal) -> Problem {
+        switch refusal {
+        case .full: busy
+        case .overShare: overShare
+        }
+    }
+
     /// The server is stopping: a long-poll still waiting is answered with this.
     static let shuttingDown = Problem(status: 503, code: "shutting_down", title: "Service Unavailable",
                                       detail: "The server is restarting. Please try again.",

@@ -4,7 +4,8 @@ import Foundation
 
 /// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using
 /// poll(2) (the shim says why not epoll), keep-alive, a connection timeout, a deadline for each
-/// request head (`OpenConnections`), per-route body limits, request ids and an access log.
+/// request head (`OpenConnections`), per-route body limits, shares of the body budget, request
+/// ids and an access log.
 /// This is the only file where libmicrohttpd's callbacks cross into Swift.
 ///
 /// `@unchecked Sendable`: `daemon`, `listenSocket` and `reaper` are written only by `start()` and
@@ -48,7 +49,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.responder = responder
         self.log = log
         self.metrics = metrics
-        self.bodyBudget = BodyBudget(capacity: configuration.maximumBufferedBytes)
+        self.bodyBudget = BodyBudget(capacity: configuration.maximumBufferedBytes,
+                                     share: configuration.maximumBufferedBytesPerClient ?? configuration.maximumBufferedBytes / 4)
         self.connections = OpenConnections(headTimeoutSeconds: configuration.headerTimeoutSeconds,
                                            idleTimeoutSeconds: configuration.connectionTimeoutSeconds,
                                            softLimit: OpenConnections.softLimit(below: max(1, configuration.connectionLimit)),
@@ -229,6 +231,13 @@ public final class HTTPServer: @unchecked Sendable {
             log.error("body not complete after \(configuration.requestTimeoutSeconds) s; closing", requestID: exchange.requestID)
             return MHD_Result.NO
         }
+        // `size` is at most libmicrohttpd's read buffer, and the connection is cut long before
+        // this count could overflow (the discard cap, the route's limit).
+        exchange.received += size
+        if isTooSlow(received: exchange.received, elapsedNanoseconds: elapsed) {
+            log.error("body slower than \(configuration.minimumBodyBytesPerSecond) bytes/s; closing", requestID: exchange.requestID)
+            return MHD_Result.NO
+        }
         switch exchange.phase {
         case .waiting, .answered:
             return MHD_Result.YES
@@ -249,8 +258,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let needed = exchange.body.count + size - exchange.reserved
         if needed > 0 {
-            guard bodyBudget.reserve(needed) else {
-                refuseBody(exchange, with: Self.busy.response, discarding: size)
+            if let refusal = bodyBudget.reserve(needed, for: exchange.budgetHolders) {
+                refuseBody(exchange, with: Self.refusal(refusal).response, discarding: size)
                 return MHD_Result.YES
             }
             exchange.reserved += needed
@@ -261,11 +270,20 @@ public final class HTTPServer: @unchecked Sendable {
         return MHD_Result.YES
     }
 
+    /// Whether a body that has brought `received` bytes so far has fallen behind the minimum
+    /// rate, which counts from the grace period's end.
+    private func isTooSlow(received: Int, elapsedNanoseconds: UInt64) -> Bool {
+        let rate = configuration.minimumBodyBytesPerSecond
+        guard rate > 0 else { return false }
+        let counted = Double(elapsedNanoseconds) / 1e9 - Double(max(0, configuration.bodyRateGraceSeconds))
+        return counted > 0 && Double(received) < Double(rate) * counted
+    }
+
     private func refuseBody(_ exchange: Exchange, with refusal: Response, discarding size: Int) {
         exchange.phase = .discarding(answer: refusal)
         exchange.body = []
         exchange.discarded = size
-        bodyBudget.release(exchange.reserved)
+        bodyBudget.release(exchange.reserved, for: exchange.budgetHolders)
         exchange.reserved = 0
     }
 
@@ -286,9 +304,12 @@ public final class HTTPServer: @unchecked Sendable {
             log.error("admission failed: \(String(reflecting: error))", requestID: exchange.requestID)
             return Problem.internalError.response
         }
+        // Counted against the client's address and, when the admission named one, its holder.
+        exchange.budgetHolders = ["address " + configuration.trustedProxies.clientAddress(of: exchange.request)]
+        if let holder = context[BodyHolder.self] { exchange.budgetHolders.append("holder " + holder) }
         guard let declared else { return nil }
         if declared > exchange.bodyLimit { return Problem.payloadTooLarge(limit: exchange.bodyLimit).response }
-        guard bodyBudget.reserve(declared) else { return Self.busy.response }
+        if let refusal = bodyBudget.reserve(declared, for: exchange.budgetHolders) { return Self.refusal(refusal).response }
         exchange.reserved = declared
         exchange.body.reserveCapacity(declared)
         return nil
@@ -388,7 +409,7 @@ public final class HTTPServer: @unchecked Sendable {
     private func answer(_ connection: OpaquePointer, _ exchange: Exchange, _ response: Response) -> MHD_Result {
         exchange.phase = .answered
         // The body has been handed to the responder and answered: its budget is free again.
-        bodyBudget.release(exchange.reserved)
+        bodyBudget.release(exchange.reserved, for: exchange.budgetHolders)
         exchange.reserved = 0
         let mhdResponse = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -421,7 +442,7 @@ public final class HTTPServer: @unchecked Sendable {
         if let connection { openConnection(connection).map(connections.answered) }
         guard let slot, let stored = slot.pointee else { return }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeRetainedValue()
-        bodyBudget.release(exchange.reserved)
+        bodyBudget.release(exchange.reserved, for: exchange.budgetHolders)
         exchange.reserved = 0
         slot.pointee = nil
         adjustInFlight(-1)

@@ -23,6 +23,7 @@ struct CommandLineArguments {
         ("--decode-queue", "HOSTED_DECODE_QUEUE", "uploads waiting for a decode thread; one more gets 503 (default 16)"),
         ("--connection-timeout", "HOSTED_CONNECTION_TIMEOUT", "seconds a connection may sit idle (default 15)"),
         ("--header-timeout", "HOSTED_HEADER_TIMEOUT", "seconds a connection has to send a request's headers, however slowly (default 10)"),
+        ("--min-body-rate", "HOSTED_MIN_BODY_RATE", "bytes per second a request body must keep up with after 5 s (default 8192; 0 = none)"),
         ("--sweep-interval", "HOSTED_SWEEP_INTERVAL", "seconds between lifecycle sweeps: expiry, retention, pruning (default 30)"),
         ("--shutdown-delay", "HOSTED_SHUTDOWN_DELAY", "seconds to keep serving after SIGTERM with /readyz at 503 (default 0)"),
         ("--metrics-listen", "HOSTED_METRICS_LISTEN", "address and port of GET /metrics (Prometheus text; off by default)"),

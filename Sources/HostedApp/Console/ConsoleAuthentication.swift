@@ -12,7 +12,9 @@ struct ConsoleSessionAuthentication: Middleware {
     static let cookieName = "hosted_console"
 
     func admit(_ request: Request, context: inout RequestContext) throws {
-        context[SignedInOperator.self] = try signedIn(request)
+        let op = try signedIn(request)
+        context[SignedInOperator.self] = op
+        context[BodyHolder.self] = "operator \(op.id.rawValue)"
     }
 
     func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {

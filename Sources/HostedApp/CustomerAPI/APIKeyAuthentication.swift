@@ -10,6 +10,8 @@ struct APIKeyAuthentication: Middleware {
 
     func admit(_ request: Request, context: inout RequestContext) throws {
         try authenticate(request, &context)
+        // An account's keys together take one share of the server's body budget.
+        if let account = context[AuthenticatedAccount.self] { context[BodyHolder.self] = "account \(account.id.rawValue)" }
     }
 
     func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {

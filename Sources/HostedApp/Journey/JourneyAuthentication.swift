@@ -44,7 +44,10 @@ struct JourneySessionAuthentication: Middleware {
     /// Checked again once the body is in (an upload takes time): the handler gets the session
     /// and verification as they are then, not as they were before the body.
     func admit(_ request: Request, context: inout RequestContext) throws {
-        _ = try signedIn(request, context)
+        let journey = try signedIn(request, context)
+        // Every session of one verification is one user: together they take one share of the
+        // server's body budget.
+        context[BodyHolder.self] = "verification \(journey.verification.id.rawValue)"
     }
 
     func handle(_ request: Request, context: RequestContext, next: (Request, RequestContext) throws -> Reply) throws -> Reply {

@@ -71,7 +71,9 @@ public struct Application: Sendable {
                                         connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
                                         headerTimeoutSeconds: configuration.headerTimeoutSeconds,
                                         connectionsPerAddress: configuration.connectionsPerAddress,
-                                        maximumBufferedBytes: configuration.maximumBufferedBytes),
+                                        maximumBufferedBytes: configuration.maximumBufferedBytes,
+                                        minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond,
+                                        trustedProxies: TrustedProxies(configuration.trustedProxies)),
                    responder: responder, log: log, metrics: metrics)
     }
 

@@ -66,6 +66,9 @@ public struct Configuration: Sendable {
     /// and headers, however slowly they trickle (a kept-alive connection: the idle timeout plus
     /// this, after its previous answer); then it is closed.
     public var headerTimeoutSeconds = 10
+    /// `HOSTED_MIN_BODY_RATE`; default 8192 bytes per second a request body must keep up with,
+    /// counted from 5 seconds after its headers; a slower one is cut. 0 for no minimum.
+    public var minimumBodyBytesPerSecond = 8 << 10
     /// `HOSTED_MAX_LONG_POLLS`; default 64 long-polls waiting at once per API key and as many
     /// per client address; one more is refused with 429.
     public var maximumLongPolls = 64
@@ -208,6 +211,11 @@ public struct Configuration: Sendable {
         case "HOSTED_HEADER_TIMEOUT":
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "\(name) must be 1…3600 seconds") }
             headerTimeoutSeconds = seconds
+        case "HOSTED_MIN_BODY_RATE":
+            guard let rate = Int(value), (0...(1 << 30)).contains(rate) else {
+                throw Invalid(description: "\(name) must be 0…1073741824 bytes per second")
+            }
+            minimumBodyBytesPerSecond = rate
         case "HOSTED_SWEEP_INTERVAL":
             guard let seconds = Int(value), (1...86_400).contains(seconds) else { throw Invalid(description: "\(name) must be 1…86400 seconds") }
             sweepIntervalSeconds = TimeInterval(seconds)
