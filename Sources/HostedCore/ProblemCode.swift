@@ -43,6 +43,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     // Webhooks
     case webhookURLNotAllowed = "webhook_url_not_allowed"
     case webhookEndpointDisabled = "webhook_endpoint_disabled"
+    case webhookEndpointLimitReached = "webhook_endpoint_limit_reached"
     // Something we depend on is not there
     case smsUnavailable = "sms_unavailable"
     case digilockerUnavailable = "digilocker_unavailable"

@@ -76,22 +76,22 @@ extension StoreContractTests {
                 // Eight workers lease at once: every attempt goes to exactly one of them.
                 let leased = Collected<String>()
                 DispatchQueue.concurrentPerform(iterations: 8) { _ in
-                    while let batch = try? webhooks.claim(at: t0, lease: 60, limit: 3, excluding: []), !batch.isEmpty {
+                    while let batch = try? webhooks.claim(at: t0, lease: 60, limit: 3, excluding: [], perAccount: 100), !batch.isEmpty {
                         for claimed in batch { leased.append(claimed.id) }
                     }
                 }
                 #expect(leased.all.count == 40 && Set(leased.all).count == 40)
-                #expect(try webhooks.claim(at: t0, lease: 60, limit: 10, excluding: []).isEmpty)
+                #expect(try webhooks.claim(at: t0, lease: 60, limit: 10, excluding: [], perAccount: 100).isEmpty)
                 // Past the lease the attempt is leased again; the first worker's late result is refused.
                 let later = t0.addingTimeInterval(61)
-                let first = try #require(try webhooks.claim(at: later, lease: 60, limit: 1, excluding: []).first)
-                let again = try #require(try webhooks.claim(at: later.addingTimeInterval(61), lease: 60, limit: 40, excluding: [])
+                let first = try #require(try webhooks.claim(at: later, lease: 60, limit: 1, excluding: [], perAccount: 100).first)
+                let again = try #require(try webhooks.claim(at: later.addingTimeInterval(61), lease: 60, limit: 40, excluding: [], perAccount: 100)
                     .first { $0.id == first.id })
                 let ok = WebhookStore.Result(succeeded: true, responseStatus: 200, error: nil, durationMilliseconds: 3,
                                              nextAttemptAt: nil, disable: nil)
                 #expect(try !webhooks.complete(first, ok, at: later, failingLimit: 3600))
                 #expect(try webhooks.complete(again, ok, at: later, failingLimit: 3600))
-                #expect(try webhooks.claim(at: later.addingTimeInterval(200), lease: 60, limit: 100, excluding: [hook.id.rawValue]).isEmpty)
+                #expect(try webhooks.claim(at: later.addingTimeInterval(200), lease: 60, limit: 100, excluding: [hook.id.rawValue], perAccount: 100).isEmpty)
             }
         }
 
@@ -102,12 +102,12 @@ extension StoreContractTests {
                 let webhooks = WebhookStore(database: db)
                 let hook = try endpoint(webhooks, account)
                 _ = try lifecycle.create(store, account)
-                let first = try #require(try webhooks.claim(at: t0, lease: 60, limit: 1, excluding: []).first)
+                let first = try #require(try webhooks.claim(at: t0, lease: 60, limit: 1, excluding: [], perAccount: 100).first)
                 let retryAt = t0.addingTimeInterval(5)
                 #expect(try webhooks.complete(first, .init(succeeded: false, responseStatus: 500, error: "HTTP 500", durationMilliseconds: 9,
                                                            nextAttemptAt: retryAt, disable: nil), at: t0, failingLimit: 3600))
-                #expect(try webhooks.claim(at: t0.addingTimeInterval(4), lease: 60, limit: 5, excluding: []).isEmpty)  // not due yet
-                let second = try #require(try webhooks.claim(at: retryAt, lease: 60, limit: 5, excluding: []).first)
+                #expect(try webhooks.claim(at: t0.addingTimeInterval(4), lease: 60, limit: 5, excluding: [], perAccount: 100).isEmpty)  // not due yet
+                let second = try #require(try webhooks.claim(at: retryAt, lease: 60, limit: 5, excluding: [], perAccount: 100).first)
                 #expect(second.attempt == 2 && second.eventID == first.eventID && second.payload == first.payload)
                 let (log, _) = try webhooks.deliveries(accountID: account, endpointID: hook.id, limit: 10, startingAfter: nil)
                 #expect(log.map(\.status) == ["pending", "failed"] && log[1].responseStatus == 500 && log[1].nextAttemptAt == retryAt)
@@ -131,7 +131,7 @@ extension StoreContractTests {
                 var time = t0
                 _ = try lifecycle.create(store, account)
                 func fail(at time: Date, next: Date) throws {
-                    let claimed = try #require(try webhooks.claim(at: time, lease: 60, limit: 1, excluding: []).first)
+                    let claimed = try #require(try webhooks.claim(at: time, lease: 60, limit: 1, excluding: [], perAccount: 100).first)
                     try webhooks.complete(claimed, .init(succeeded: false, responseStatus: nil, error: "timeout", durationMilliseconds: 10_000,
                                                          nextAttemptAt: next, disable: nil), at: time, failingLimit: limit)
                 }
@@ -154,7 +154,7 @@ extension StoreContractTests {
                 let hook = try endpoint(webhooks, account)
                 _ = try lifecycle.create(store, account, user: "delivered")
                 _ = try lifecycle.create(store, account, user: "failed")
-                let claimed = try webhooks.claim(at: t0, lease: 60, limit: 2, excluding: [])
+                let claimed = try webhooks.claim(at: t0, lease: 60, limit: 2, excluding: [], perAccount: 100)
                 try #require(claimed.count == 2)
                 try webhooks.complete(claimed[0], .init(succeeded: true, responseStatus: 200, error: nil, durationMilliseconds: 1,
                                                         nextAttemptAt: nil, disable: nil), at: t0, failingLimit: 3600)
@@ -167,8 +167,75 @@ extension StoreContractTests {
                 #expect(requeued.map(\.event) == [claimed[1].eventID])
                 // Pending already: a second recovery queues nothing more.
                 #expect(try webhooks.recover(accountID: account, endpointID: hook.id, since: t0, at: clock.now(), payload: body) == 0)
-                let next = try #require(try webhooks.claim(at: t0, lease: 60, limit: 5, excluding: []).first)
+                let next = try #require(try webhooks.claim(at: t0, lease: 60, limit: 5, excluding: [], perAccount: 100).first)
                 #expect(next.attempt == 2)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func accountsTakeTurnsAndOneAccountHoldsAtMostItsShareOfLeases(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend, poolSize: 8) { db, store, _, noisy in
+                let webhooks = WebhookStore(database: db)
+                for _ in 0..<16 { _ = try endpoint(webhooks, noisy) }
+                for index in 0..<3 { _ = try lifecycle.create(store, noisy, user: "n\(index)") }  // 48 messages due at t0
+                // The noisy account's receivers hang: a process with 16 free slots leases only its share.
+                let first = try webhooks.claim(at: t0, lease: 60, limit: 16, excluding: [], perAccount: 4)
+                #expect(first.count == 4 && first.allSatisfy { $0.accountID == noisy.rawValue })
+                #expect(try webhooks.claim(at: t0, lease: 60, limit: 16, excluding: [], perAccount: 4).isEmpty)
+                // Another account's first message, due after all of those, is leased at once.
+                let quiet = try makeAccount(db, name: "Quiet")
+                _ = try endpoint(webhooks, quiet)
+                _ = try lifecycle.create(store, quiet, user: "q")
+                let later = t0.addingTimeInterval(1)
+                try db.query("UPDATE webhook_deliveries SET next_attempt_at = \(later) WHERE account_id = \(quiet.rawValue)")
+                let next = try webhooks.claim(at: later, lease: 60, limit: 12, excluding: [], perAccount: 4)
+                #expect(next.map(\.accountID) == [quiet.rawValue])
+                // Past the leases, accounts take turns: each one's oldest before anyone's second.
+                for index in 0..<3 { _ = try lifecycle.create(store, quiet, user: "q\(index)") }
+                let turns = try webhooks.claim(at: t0.addingTimeInterval(120), lease: 60, limit: 4, excluding: [], perAccount: 100)
+                #expect(turns.filter { $0.accountID == noisy.rawValue }.count == 2 && turns.filter { $0.accountID == quiet.rawValue }.count == 2)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func theShareHoldsWhenManyWorkersLeaseAtOnce(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend, poolSize: 8) { db, store, _, account in
+                let webhooks = WebhookStore(database: db)
+                for _ in 0..<8 { _ = try endpoint(webhooks, account) }
+                for index in 0..<5 { _ = try lifecycle.create(store, account, user: "u\(index)") }  // 40 messages
+                // Eight workers (eight connections: on PostgreSQL, as eight processes would) lease at once.
+                let leased = Collected<String>()
+                DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                    for _ in 0..<5 {
+                        for claimed in (try? webhooks.claim(at: t0, lease: 60, limit: 2, excluding: [], perAccount: 3)) ?? [] {
+                            leased.append(claimed.id)
+                        }
+                    }
+                }
+                #expect(leased.all.count == 3 && Set(leased.all).count == 3)
+            }
+        }
+
+        @Test(arguments: Backend.allCases)
+        func anAccountHasAtMostSixteenEndpoints(_ backend: Backend) throws {
+            guard backend.isAvailable else { return }
+            try lifecycle.withStore(backend, poolSize: 8) { db, _, _, account in
+                let webhooks = WebhookStore(database: db)
+                // Created from many connections at once, never past the limit.
+                let made = Collected<Bool>()
+                DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                    for _ in 0..<3 {
+                        let endpoint = WebhookEndpoint(id: ObjectID(.webhookEndpoint, using: SecureRandom()), accountID: account,
+                                                       url: "https://hooks.example.com/in", events: EventFilter(stored: ["*"]),
+                                                       description: nil, status: .enabled, disabledReason: nil, createdAt: t0)
+                        if let created = try? webhooks.create(endpoint, sealedSecret: "c2VhbGVk") { made.append(created) }
+                    }
+                }
+                #expect(made.all.filter { $0 }.count == WebhookEndpoint.perAccountLimit && made.all.count == 24)
+                #expect(try webhooks.list(accountID: account, limit: 100, startingAfter: nil).0.count == 16)
+                _ = try endpoint(webhooks, try makeAccount(db, name: "Other"))  // another account has its own room
             }
         }
     }

@@ -8,7 +8,9 @@ import HostedStorage
 
 /// Delivers webhook messages, in every `serve` process. One thread leases due attempts from the
 /// store and hands each to a worker; at most `maximumInFlight` run at once in the process and at
-/// most `perEndpoint` to one endpoint, so a slow endpoint holds its own share and no more. It
+/// most `perEndpoint` to one endpoint, so a slow endpoint holds its own share and no more; the
+/// store leases accounts in turn and at most `perAccount` attempts of one account at once in
+/// all processes, so one account's slow receivers leave the other slots to the others. It
 /// wakes when a message is queued anywhere (the change feed: `NOTIFY` on PostgreSQL), else
 /// every half second for retries that have come due. Each attempt re-checks the URL and the
 /// addresses its host resolves to, connects only to the address it checked, signs with a
@@ -25,6 +27,7 @@ final class WebhookDispatcher: @unchecked Sendable {
     let log: any ServerLog
     let maximumInFlight: Int
     let perEndpoint: Int
+    let perAccount: Int
 
     private let lock = NSLock()
     private let condition = NSCondition()
@@ -32,14 +35,14 @@ final class WebhookDispatcher: @unchecked Sendable {
     private let thread = ServiceThread(name: "hosted.webhooks")
     private var inFlight: [String: Int] = [:]
     private var total = 0
-    private let workers = DispatchQueue(label: "hosted.webhooks", attributes: .concurrent)
     private let finished = DispatchGroup()
 
     /// Attempts by result.
     let metrics: Metrics?
 
     init(service: WebhookService, client: PinnedHTTPClient, schedule: RetrySchedule, log: any ServerLog,
-         maximumInFlight: Int = 16, perEndpoint: Int = 4, metrics: Metrics? = nil) {
+         maximumInFlight: Int = 16, perEndpoint: Int = 4, perAccount: Int = WebhookEndpoint.inFlightPerAccount,
+         metrics: Metrics? = nil) {
         self.metrics = metrics
         self.service = service
         self.client = client
@@ -47,6 +50,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         self.log = log
         self.maximumInFlight = maximumInFlight
         self.perEndpoint = perEndpoint
+        self.perAccount = perAccount
     }
 
     /// How long a lease outlives the longest attempt.
@@ -97,7 +101,8 @@ final class WebhookDispatcher: @unchecked Sendable {
         guard room > 0 else { return false }
         let claimed: [WebhookStore.Claimed]
         do {
-            claimed = try service.store.claim(at: service.clock.now(), lease: lease, limit: room, excluding: busy)
+            claimed = try service.store.claim(at: service.clock.now(), lease: lease, limit: room, excluding: busy,
+                                              perAccount: perAccount)
         } catch {
             log.error("webhooks: cannot lease deliveries: \(String(reflecting: error))", requestID: nil)
             return false
@@ -118,7 +123,11 @@ final class WebhookDispatcher: @unchecked Sendable {
             }
             started += 1
             finished.enter()
-            workers.async { [self] in
+            // A thread of its own per attempt (at most `maximumInFlight`), not a Dispatch
+            // queue: libdispatch on Linux runs about one thread per core and adds more only
+            // slowly while they block, so attempts to hanging receivers held back the others
+            // (a delivery waited seconds for a free thread while the slots were free).
+            let worker = Thread { [self] in
                 defer {
                     lock.lock()
                     inFlight[attempt.endpointID, default: 1] -= 1
@@ -130,6 +139,8 @@ final class WebhookDispatcher: @unchecked Sendable {
                 }
                 deliver(attempt)
             }
+            worker.name = "hosted.webhook"
+            worker.start()
         }
         return started > 0 && claimed.count == room
     }
@@ -206,7 +217,8 @@ extension WebhookDispatcher {
     /// Every attempt due now, one after another on the calling thread (tests): returns how many.
     func deliverDueNow() -> Int {
         var done = 0
-        while let batch = try? service.store.claim(at: service.clock.now(), lease: lease, limit: maximumInFlight, excluding: []),
+        while let batch = try? service.store.claim(at: service.clock.now(), lease: lease, limit: maximumInFlight, excluding: [],
+                                                   perAccount: perAccount),
               !batch.isEmpty {
             for attempt in batch { deliver(attempt) }
             done += batch.count

@@ -42,7 +42,11 @@ struct WebhookService: Sendable {
         let endpoint = WebhookEndpoint(id: ObjectID(.webhookEndpoint, using: random), accountID: accountID, url: url, events: events,
                                        description: description, status: .enabled, disabledReason: nil, createdAt: clock.now())
         let secret = WebhookSignature.newSecret(using: random)
-        try store.create(endpoint, sealedSecret: try seal(secret, endpointID: endpoint.id))
+        guard try store.create(endpoint, sealedSecret: try seal(secret, endpointID: endpoint.id), limit: WebhookEndpoint.perAccountLimit) else {
+            throw DomainError.conflict(
+                detail: "The account already has \(WebhookEndpoint.perAccountLimit) webhook endpoints, the most it may have; delete one to make room.",
+                code: .webhookEndpointLimitReached)
+        }
         return (endpoint, secret)
     }
 

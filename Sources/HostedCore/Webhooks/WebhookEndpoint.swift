@@ -44,6 +44,12 @@ public struct WebhookEndpoint: Equatable, Sendable {
     public static let rotationOverlap: TimeInterval = 24 * 3600
     /// An endpoint with no success for this long while failing is disabled.
     public static let failingLimit: TimeInterval = 5 * 24 * 3600
+    /// Endpoints an account may have in one mode (today only live): with the per-account share
+    /// of delivery capacity, what bounds one account's messages per event.
+    public static let perAccountLimit = 16
+    /// Attempts in flight for one account at once, across every process: one account's hanging
+    /// receivers hold at most this many delivery slots, never the whole process's.
+    public static let inFlightPerAccount = 4
 }
 
 /// The event types an endpoint receives: `*` (all), `verification.*`, or named types.

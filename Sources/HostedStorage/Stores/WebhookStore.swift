@@ -17,9 +17,20 @@ public struct WebhookStore: Sendable {
 
     // MARK: - Endpoints
 
-    /// Stores a new endpoint with its sealed secret (base64 of the sealed bytes).
-    public func create(_ endpoint: WebhookEndpoint, sealedSecret: String) throws {
+    /// Stores a new endpoint with its sealed secret (base64 of the sealed bytes), unless its
+    /// account already has `limit` endpoints: then nothing is stored and the answer is false.
+    /// Counted and inserted under a lock on the account (PostgreSQL: an advisory lock, so two
+    /// creates at once cannot both see room for one; SQLite: its one writer).
+    @discardableResult
+    public func create(_ endpoint: WebhookEndpoint, sealedSecret: String, limit: Int = WebhookEndpoint.perAccountLimit) throws -> Bool {
         try database.transaction { connection in
+            if database.dialect == .postgres {
+                try connection.query("SELECT pg_advisory_xact_lock(\(unsafeSQL: String(Self.endpointsLockClass)), hashtext(\(endpoint.accountID.rawValue)))")
+            }
+            let count = try connection.query("""
+                SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = \(endpoint.accountID.rawValue)
+                """)[0].int("n")
+            guard count < Int64(limit) else { return false }
             try connection.query("""
                 INSERT INTO webhook_endpoints (\(unsafeSQL: Self.endpointColumns), secret, updated_at)
                 VALUES (\(endpoint.id.rawValue), \(endpoint.accountID.rawValue), \(endpoint.url), \(JSONText.array(endpoint.events.entries.map(JSONText.quoted))),
@@ -27,8 +38,14 @@ public struct WebhookStore: Sendable {
                         \(sealedSecret), \(endpoint.createdAt))
                 """)
             try Self.writeFilter(endpoint, on: connection)
+            return true
         }
     }
+
+    /// Advisory lock keys (any constants, the same in every process; the migrator's is
+    /// 7_219_043): one class for creating an account's endpoints, one key for claiming.
+    static let endpointsLockClass = 7_219_044  // an int4: the two-key form
+    static let claimLockKey = 7_219_045
 
     public func endpoint(accountID: ObjectID, id: ObjectID) throws -> WebhookEndpoint? {
         try database.query("""
@@ -244,19 +261,45 @@ public struct WebhookStore: Sendable {
 
     /// Leases up to `limit` due attempts of enabled endpoints, skipping `excluding` endpoints
     /// (those this process already has enough in flight to) and rows another worker holds.
-    public func claim(at time: Date, lease: TimeInterval, limit: Int, excluding: [String]) throws -> [Claimed] {
+    /// Accounts take turns: every account's oldest due attempt comes before any account's
+    /// second, and an account never holds more than `perAccount` leases at once, counting those
+    /// of every process, so one account's slow receivers cannot take the slots another
+    /// account's first delivery needs. On PostgreSQL every process's claims take turns under
+    /// one advisory lock (the count and the lease must not race; a claim is one short
+    /// statement); SQLite has one writer.
+    public func claim(at time: Date, lease: TimeInterval, limit: Int, excluding: [String], perAccount: Int) throws -> [Claimed] {
         let now = time.unixMilliseconds
         let until = now + Int64(lease * 1000)
-        let lock = database.dialect == .postgres ? "FOR UPDATE OF d SKIP LOCKED" : ""
         let exclusion: SQL = excluding.isEmpty ? "" : "AND d.endpoint_id NOT IN (\(values: excluding.map(SQLValue.text)))"
-        let rows = try database.query("""
+        // A leased attempt is pending, was due when it was leased, and its lease still runs:
+        // the partial index on pending attempts finds both the free and the leased ones. The
+        // outer conditions are checked again on a row another transaction changed meanwhile.
+        let statement: SQL = """
             UPDATE webhook_deliveries SET claimed_until = \(until)
-            WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                         WHERE d.status = 'pending' AND d.next_attempt_at <= \(now)
-                           AND (d.claimed_until IS NULL OR d.claimed_until <= \(now)) AND w.status = 'enabled' \(exclusion)
-                         ORDER BY d.next_attempt_at LIMIT \(Int64(limit)) \(unsafeSQL: lock))
+            WHERE id IN (SELECT free.id
+                         FROM (SELECT d.id, d.account_id, d.next_attempt_at,
+                                      row_number() OVER (PARTITION BY d.account_id ORDER BY d.next_attempt_at, d.id) AS turn
+                               FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                               WHERE d.status = 'pending' AND d.next_attempt_at <= \(now)
+                                 AND (d.claimed_until IS NULL OR d.claimed_until <= \(now)) AND w.status = 'enabled' \(exclusion)) free
+                         LEFT JOIN (SELECT account_id, count(*) AS n FROM webhook_deliveries
+                                    WHERE status = 'pending' AND next_attempt_at <= \(now) AND claimed_until > \(now)
+                                    GROUP BY account_id) leased ON leased.account_id = free.account_id
+                         WHERE free.turn + COALESCE(leased.n, 0) <= \(Int64(perAccount))
+                         ORDER BY free.turn, free.next_attempt_at, free.id
+                         LIMIT \(Int64(limit)))
+              AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= \(now))
             RETURNING id, endpoint_id, account_id, event_id, event_type, attempt, payload, claimed_until
-            """)
+            """
+        let rows: [Row]
+        if database.dialect == .postgres {
+            rows = try database.transaction { connection in
+                try connection.query("SELECT pg_advisory_xact_lock(\(unsafeSQL: String(Self.claimLockKey)))")
+                return try connection.query(statement)
+            }
+        } else {
+            rows = try database.query(statement)
+        }
         return try rows.map {
             Claimed(id: try $0.string("id"), endpointID: try $0.string("endpoint_id"), accountID: try $0.string("account_id"),
                     eventID: try $0.string("event_id"), eventType: try $0.string("event_type"), attempt: Int(try $0.int("attempt")),
