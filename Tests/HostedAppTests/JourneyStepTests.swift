@@ -220,7 +220,27 @@ import Testing
         #expect(f.json(approved)["decision_reason"] as? String == "documents match")
         #expect(f.json(approved)["decided_at"] is String)
         #expect(f.journey("GET", "/state").status == 401)
-        #expect(f.json(f.app.request("GET", "/j/\(f.id)/api/status"))["status"] as? String == "approved")
+        #expect(f.json(f.app.request("GET", "/j/\(f.id)/api/status"))["status"] as? String == "closed")
         #expect(decide(#"{"decision":"rejected"}"#).status == 409)
+    }
+
+    /// Issue 37: the journey link alone told whether the user was approved or rejected.
+    @Test(arguments: Store.allCases)
+    func journeyStatus_200_saysClosedNotTheDecisionWithoutASession(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        for decision in ["approved", "rejected"] {
+            let f = try Fixture(store)
+            defer { f.close() }
+            f.completeAll()
+            #expect(f.journey("POST", "/submit").status == 200)
+            #expect(f.app.request("POST", "/v1/verifications/\(f.id)/decision", headers: f.auth,
+                                  body: #"{"decision":"\#(decision)"}"#).status == 200)
+            // With the user's old cookie (its session ended with the decision) or none at all.
+            for response in [f.app.request("GET", "/j/\(f.id)/api/status"), f.journey("GET", "/status")] {
+                #expect(response.status == 200)
+                #expect(f.json(response)["status"] as? String == "closed")
+                #expect(!String(decoding: response.body, as: UTF8.self).contains(decision))
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@ import { renderJourney } from "./steps.js";
 import { loadStrings, translatePage } from "./strings.js";
 
 const OPEN = ["created", "in_progress"];
-const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired"];
+const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired", "closed"];
 
 function render(state, notice, setback) {
   stopCamera();

@@ -24,11 +24,12 @@ struct JourneyRoutes {
         // Sign-in calls: only from the journey's own origin (checked before their body is read).
         routes.group(SameOrigin(publicURL: publicURL)) { routes in registerSignIn(in: &routes) }
         // Without a session: only submitted and closed states are told, so a returning user
-        // sees where things stand instead of a sign-in that can no longer lead anywhere.
-        routes.add("GET", "/j/{id}/api/status") { _, context in
+        // sees where things stand instead of a sign-in that can no longer lead anywhere; a
+        // decision is told only with the session (the link alone says `closed`).
+        routes.add("GET", "/j/{id}/api/status") { request, context in
             let id = try journeyID(context)
-            guard let status = try signIn.finishedStatus(verificationID: id) else { throw Self.signInRequired }
-            return try .json(["status": status.rawValue])
+            guard let status = try signIn.finishedStatus(verificationID: id, token: cookie(request)) else { throw Self.signInRequired }
+            return try .json(["status": status])
         }
     }
 

@@ -195,14 +195,24 @@ struct SignInService: Sendable {
         return (session, verification)
     }
 
-    /// The status of a verification that is submitted or closed — what the page may tell someone
-    /// without a session — else nil (open, or no such verification: alike).
-    func finishedStatus(verificationID: ObjectID) throws -> VerificationStatus? {
+    /// What the page may tell about a verification that is submitted or closed, else nil (open,
+    /// or no such verification: alike). With a live session for it, its status; without one
+    /// (anyone holding the link), never the decision: `approved`, `rejected` and `canceled` are
+    /// all `closed`. `submitted` and `expired` are told as they are: neither is a decision, and
+    /// they tell the user what to do next (wait; ask for a new link).
+    func finishedStatus(verificationID: ObjectID, token: String?) throws -> String? {
         guard let verification = try verifications.verification(id: verificationID),
               verification.status == .submitted || verification.status.isClosed
         else { return nil }
-        return verification.status
+        if try session(verificationID: verificationID, token: token) != nil { return verification.status.rawValue }
+        switch verification.status {
+        case .submitted, .expired: return verification.status.rawValue
+        default: return Self.closedStatus
+        }
     }
+
+    /// The status a closed verification shows to someone without a session.
+    static let closedStatus = "closed"
 
     func endSession(token text: String?) throws {
         guard let text, let token = BearerSecret(presented: text) else { return }
