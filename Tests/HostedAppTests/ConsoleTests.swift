@@ -250,6 +250,13 @@ import Testing
         let twice = f.app.request("POST", "/v1/verifications/\(id)/decision", headers: f.auth, body: approve)
         #expect(twice.status == 409)
         #expect(f.code(twice) == "approval_already_recorded")
+        // Another key of the same account is the same backend: the same pair of eyes (issue 37).
+        let otherKey = try f.app.application.accounts.createKey(accountID: f.accountID)
+        let byOtherKey = f.app.request("POST", "/v1/verifications/\(id)/decision",
+                                       headers: [("Authorization", "Bearer \(otherKey.secret.value)")], body: approve)
+        #expect(byOtherKey.status == 409)
+        #expect(f.code(byOtherKey) == "approval_already_recorded")
+        #expect(f.verification(id)["status"] as? String == "submitted")
         // An operator's approval is the second.
         try f.activeOperator("ana@acme.example")
         let ana = try #require(f.signIn("ana@acme.example"))

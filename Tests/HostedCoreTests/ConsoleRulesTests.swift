@@ -88,6 +88,21 @@ import Testing
         #expect(verification.takeUnwrittenEvents().map(\.actor) == [Self.second])
     }
 
+    /// Issue 37: with two approvals required, two API keys of the account decided alone.
+    @Test func anAccountsAPIKeysTogetherAreOneReviewer() throws {
+        var verification = Self.submitted(approvalsRequired: 2)
+        try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: EventActor(.apiKey, id: "key_aaaaaaaaaaaaaaaaaaaaaaaaaa"))
+        _ = verification.takeUnwrittenEvents()
+        #expect(throws: DomainError.self) {
+            try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: EventActor(.apiKey, id: "key_bbbbbbbbbbbbbbbbbbbbbbbbbb"))
+        }
+        #expect(verification.unwrittenEvents.isEmpty && verification.status == .submitted)
+        // An operator is the second pair of eyes.
+        try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: Self.first)
+        #expect(verification.status == .approved)
+        #expect(EventActor.reviewer(ofReference: "api_key:key_x") == "api_key" && Self.first.reviewer == Self.first.reference)
+    }
+
     @Test func oneRejectionDecidesEvenAfterAnApproval() throws {
         var verification = Self.submitted(approvalsRequired: 2)
         try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: Self.first)

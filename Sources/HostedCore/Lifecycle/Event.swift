@@ -43,6 +43,16 @@ public struct EventActor: Equatable, Sendable {
 
     /// One text for one actor (`operator:op_…`), as a verification's approvals list them.
     public var reference: String { id.map { "\(kind.rawValue):\($0)" } ?? kind.rawValue }
+
+    /// Who this actor is as a pair of eyes under four eyes: an operator is themself, but an
+    /// account's API keys are together one reviewer (`api_key`) — one backend, whichever of
+    /// its keys it holds, so a second key must not stand in for a second person.
+    public var reviewer: String { Self.reviewer(ofReference: reference) }
+
+    /// The reviewer a stored reference (an entry of a verification's approvals) stands for.
+    public static func reviewer(ofReference reference: String) -> String {
+        reference.hasPrefix(Kind.apiKey.rawValue + ":") ? Kind.apiKey.rawValue : reference
+    }
 }
 
 /// A value in an event's `data`. Events carry no personal data: step ids, statuses, reason

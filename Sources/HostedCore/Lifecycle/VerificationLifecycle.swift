@@ -93,10 +93,11 @@ extension Verification {
                                 code: .verificationNotSubmitted)
             }
             if approved {
-                // Four eyes: nobody's approval counts twice, and each one short of the
-                // requirement is recorded without deciding.
-                guard !approvals.contains(actor.reference) else {
-                    throw .conflict(detail: "You have already approved this verification; another reviewer must approve it too.",
+                // Four eyes: nobody's approval counts twice (an account's API keys are one
+                // reviewer), and each one short of the requirement is recorded without deciding.
+                guard !approvals.contains(where: { EventActor.reviewer(ofReference: $0) == actor.reviewer }) else {
+                    let who = actor.kind == .apiKey ? "An API key of this account has" : "You have"
+                    throw .conflict(detail: "\(who) already approved this verification; another reviewer must approve it too.",
                                     code: .approvalAlreadyRecorded)
                 }
                 if approvals.count + 1 < approvalsRequired {
