@@ -5,7 +5,7 @@ import { call, signedOut, verificationPath } from "./api.js";
 import { definitionList, focusHeading, h, heading } from "./dom.js";
 import { thumbnails } from "./artifacts.js";
 import { decisionSection } from "./decision.js";
-import { label, statusBadge, statusName, reasonName, stepName, timeElement } from "./format.js";
+import { label, statusBadge, statusName, reasonName, stepName, timeElement, userText, visibleText } from "./format.js";
 import { queueHref } from "./links.js";
 import { messageFor } from "./messages.js";
 import { notesSection } from "./notes.js";
@@ -24,7 +24,7 @@ function text(value) {
 function metadataList(metadata) {
   const entries = metadata && typeof metadata === "object" ? Object.entries(metadata) : [];
   if (!entries.length) return null;
-  return definitionList(entries.map(([key, value]) => [key, text(value)]), { className: "pairs metadata" });
+  return definitionList(entries.map(([key, value]) => [userText(key), userText(text(value))]), { className: "pairs metadata" });
 }
 
 function decisionText(verification) {
@@ -44,14 +44,14 @@ function approvalsText(verification) {
 function summary(verification) {
   const fields = strings.detail.fields;
   const workflow = verification.workflow_version != null
-    ? strings.detail.workflowVersion(text(verification.workflow), verification.workflow_version)
-    : text(verification.workflow);
+    ? strings.detail.workflowVersion(visibleText(verification.workflow), verification.workflow_version)
+    : userText(verification.workflow);
   return h("section", { className: "panel", "aria-labelledby": "summary-title" },
     h("h3", { id: "summary-title" }, strings.detail.summaryTitle),
     definitionList([
       [fields.status, statusBadge(verification.status, { dataset: { testid: "detail-status", status: text(verification.status) } })],
       [fields.id, h("span", { className: "id" }, text(verification.id))],
-      [fields.userId, verification.user_id == null ? strings.redacted : text(verification.user_id), { dataset: { testid: "detail-user-id" } }],
+      [fields.userId, verification.user_id == null ? strings.redacted : userText(verification.user_id), { dataset: { testid: "detail-user-id" } }],
       [fields.workflow, workflow],
       [fields.mobile, verification.mobile_last4 ? strings.detail.mobileEnding(text(verification.mobile_last4)) : null],
       [fields.created, verification.created_at ? timeElement(verification.created_at) : null],
@@ -69,14 +69,14 @@ function profileList(profile) {
   const names = strings.detail.profileFields;
   const keys = [...PROFILE_FIELDS, ...Object.keys(profile).filter((key) => !PROFILE_FIELDS.includes(key))];
   return definitionList(keys.filter((key) => profile[key] != null).map((key) =>
-    [label(names, key), text(profile[key]), { dataset: { testid: "profile-field", field: key } }]));
+    [label(names, key), userText(text(profile[key])), { dataset: { testid: "profile-field", field: key } }]));
 }
 
 /** One DigiLocker document (`number_masked` is shown exactly as the server masked it). */
 function documentCard(record) {
   const names = strings.detail.documentFields;
   const keys = [...DOCUMENT_FIELDS, ...Object.keys(record).filter((key) => !DOCUMENT_FIELDS.includes(key))];
-  const value = (key) => (key === "document" ? label(strings.documents, record[key]) : text(record[key]));
+  const value = (key) => (key === "document" ? label(strings.documents, record[key]) : userText(text(record[key])));
   return h("li", { className: "document" },
     definitionList(keys.filter((key) => record[key] != null && record[key] !== "").map((key) =>
       [label(names, key), value(key), { dataset: { testid: "document-field", field: key } }])));
@@ -137,7 +137,7 @@ export async function renderDetail(ctx, id, { outcome, focus } = {}) {
   const section = document.getElementById("detail");
   section.replaceChildren(
     h("p", { className: "back" }, h("a", { href: queueHref(), dataset: { testid: "detail-back" } }, strings.detail.back)),
-    heading(strings.detail.title(verification.user_id == null ? strings.redacted : text(verification.user_id)), "detail-title"),
+    heading(strings.detail.title(verification.user_id == null ? strings.redacted : userText(verification.user_id)), "detail-title"),
     h("div", { className: "detail-grid" },
       h("div", { className: "detail-main" }, summary(verification), stepsSection(steps)),
       h("div", { className: "detail-side" },

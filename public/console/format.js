@@ -12,6 +12,23 @@ export function formatTime(value) {
   return dateTime.format(date);
 }
 
+/** Every control, invisible or direction-changing character (U+202E, U+200B, U+2066, …) but tab
+ *  and newline: what someone could hide in a value or use to reorder the text it is shown in. */
+const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** `value` with each hidden character written out as `<U+202E>`, so the operator sees it. */
+export function visibleText(value) {
+  return String(value ?? "").replace(HIDDEN, (character) =>
+    `<U+${character.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}>`);
+}
+
+/** Text that came from outside the console (a user id, metadata, profile data, a note): in its
+ *  own `<bdi>`, so its direction cannot reorder the text around it, with its hidden characters
+ *  shown (`visibleText`), so it cannot reorder or hide its own. */
+export function userText(value, properties = {}) {
+  return h("bdi", { className: "user-text", ...properties }, visibleText(value));
+}
+
 /** A `<time>` for `value`, or a muted dash when there is none. */
 export function timeElement(value) {
   if (!value) return h("span", { className: "muted" }, strings.none);

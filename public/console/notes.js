@@ -1,7 +1,7 @@
 // Internal notes on a verification (only operators see them) and the form that adds one.
 import { call, signedOut, verificationPath } from "./api.js";
 import { announce, errorLine, h, setFieldError } from "./dom.js";
-import { formatTime } from "./format.js";
+import { formatTime, userText } from "./format.js";
 import { messageFor } from "./messages.js";
 import { strings } from "./strings.js";
 
@@ -13,7 +13,7 @@ function noteItem(note) {
     h("p", { className: "note-meta muted" },
       String(note.operator_email || note.operator_id || ""), " · ",
       note.created_at ? h("time", { dateTime: note.created_at }, formatTime(note.created_at)) : null),
-    h("p", { className: "note-body", dataset: { testid: "note-body" } }, String(note.body ?? "")));
+    h("p", { className: "note-body", dataset: { testid: "note-body" } }, userText(note.body)));
 }
 
 function addForm(id, reload) {

@@ -3,7 +3,7 @@
 // oldest first.
 import { call, signedOut } from "./api.js";
 import { focusHeading, h, heading } from "./dom.js";
-import { formatTime, statusBadge, statusName, timeElement } from "./format.js";
+import { formatTime, statusBadge, statusName, timeElement, userText } from "./format.js";
 import { consoleHref, rememberQueueFilters, verificationHref } from "./links.js";
 import { messageFor } from "./messages.js";
 import { show, showPageError } from "./screens.js";
@@ -101,12 +101,12 @@ function cell(columnLabel, ...content) {
 
 function queueRow(row) {
   const columns = strings.queue.columns;
-  const who = row.user_id == null ? strings.redacted : String(row.user_id);
+  const who = row.user_id == null ? strings.redacted : userText(row.user_id);
   return h("tr", { dataset: { testid: "queue-row", verificationId: row.id } },
     h("th", { scope: "row", dataset: { label: columns.user } },
       h("a", { href: verificationHref(row.id), className: "row-link" }, who),
       h("span", { className: "id" }, row.id)),
-    cell(columns.workflow, String(row.workflow ?? "")),
+    cell(columns.workflow, userText(row.workflow)),
     cell(columns.status, statusBadge(row.status)),
     cell(columns.submitted, submittedCell(row)),
     cell(columns.approvals, approvalsText(row)));

@@ -48,7 +48,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import pyotp
 import pytest
@@ -226,10 +226,11 @@ class Console:
         assert [event["sequence"] for event in events] == list(range(1, len(events) + 1)), "event sequence has gaps"
         return events
 
-    def submitted(self, workflow: str = KYC, label: str = "v") -> dict:
+    def submitted(self, workflow: str = KYC, label: str = "v", user_id: str | None = None) -> dict:
         """A verification of `workflow` whose journey was completed and submitted through the
         journey API: profile, one selfie, PREMISES_PHOTOS premises photos."""
-        body = {"user_id": f"console-{label}-{uuid.uuid4().hex[:10]}", "workflow": workflow, "mobile": MOBILE}
+        user_id = user_id or f"console-{label}-{uuid.uuid4().hex[:10]}"
+        body = {"user_id": user_id, "workflow": workflow, "mobile": MOBILE}
         verification = _api(self.server, "POST", "/v1/verifications", body, expected=(201,))
         vid = verification["id"]
         secret = mint_handoff(self.server, verification)["url"].split("#handoff=", 1)[1]
@@ -624,6 +625,34 @@ def test_reject_with_reason_and_internal_note(browsers, console):
     for what, text in (("events", json.dumps(events, ensure_ascii=False)),
                        ("verification", json.dumps(decided, ensure_ascii=False))):
         assert note not in text and note[-8:] not in text, f"the internal note is in the customer API's {what}"
+
+
+def test_bidi_controls_in_a_user_id_are_isolated_and_shown(browsers, console):
+    """Issue 37: a user id with U+202E (and other bidi or invisible characters) reordered the
+    queue's text. The console shows it in a <bdi>, each such character written out."""
+    tag = uuid.uuid4().hex[:8]
+    user_id = f"bidi-{tag}-\u202egpj.exe\u2066x\u200b"
+    shown_as = f"bidi-{tag}-<U+202E>gpj.exe<U+2066>x<U+200B>"
+    vid = console.submitted(label="bidi", user_id=user_id)["id"]
+    driver = browsers()
+    open_as(driver, console, console.ops["admin"], "/console?" + urlencode({"user_id": user_id}))
+    wait_state(driver, "queue")
+    css = f'[data-testid="queue-row"][data-verification-id="{vid}"]'
+    row = wait_until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, css), f"the queue row of {vid}")[0]
+
+    def isolated_and_visible(element, what: str) -> None:
+        bdis = element.find_elements(By.TAG_NAME, "bdi")
+        texts = [driver.execute_script("return arguments[0].textContent", bdi) for bdi in bdis]
+        assert shown_as in texts, f"{what}: no <bdi> holding {shown_as!r}: {texts!r}"
+        rendered = driver.execute_script("return arguments[0].textContent", element)
+        for hidden in ("\u202e", "\u2066", "\u200b"):
+            assert hidden not in rendered, f"{what}: U+{ord(hidden):04X} reached the page: {rendered!r}"
+
+    isolated_and_visible(row, "the queue row")
+    open_detail_from_queue(driver, vid)
+    isolated_and_visible(shown(driver, "detail-user-id"), "the detail's user id")
+    isolated_and_visible(driver.find_element(By.ID, "detail-title"), "the detail's title")
+    assert_clean_console(driver)
 
 
 # --- 3. four eyes ---------------------------------------------------------------------------------

@@ -161,7 +161,7 @@ export default {
   },
   detail: {
     back: "Back to the queue",
-    title: (user) => `Verification: ${user}`,
+    title: (user) => ["Verification: ", user],  // `user` is an element (its <bdi>)
     notFound: "There is no such verification in this account.",
     summaryTitle: "Summary",
     fields: {

@@ -161,7 +161,7 @@ export default {
   },
   detail: {
     back: "कतार पर वापस जाएँ",
-    title: (user) => `सत्यापन: ${user}`,
+    title: (user) => ["सत्यापन: ", user],
     notFound: "इस खाते में ऐसा कोई सत्यापन नहीं है।",
     summaryTitle: "सारांश",
     fields: {
