@@ -18,7 +18,7 @@ extension Commands {
     static func audit(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
         let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account"])
         if parsed.wantsHelp { print(auditHelp); return 0 }
-        guard parsed.positionals == ["verify"] else { print(auditHelp); return 64 }
+        guard parsed.positionals == ["verify"] else { return usageError(auditHelp) }
         var accountID: ObjectID?
         if let text = parsed.options["--account"] {
             guard let id = ObjectID(.account, parsing: text) else { throw DomainError.notFound(what: "account") }

@@ -68,10 +68,7 @@ enum Commands {
         """
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
-        guard let command = arguments.first else {
-            print(overview)
-            return 64
-        }
+        guard let command = arguments.first else { return usageError(overview) }
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
@@ -163,7 +160,8 @@ enum Commands {
 
     static func accounts(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
         let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--name"])
-        if parsed.wantsHelp || parsed.positionals.first != "create" { print(accountsHelp); return parsed.wantsHelp ? 0 : 64 }
+        if parsed.wantsHelp { print(accountsHelp); return 0 }
+        guard parsed.positionals == ["create"] else { return usageError(accountsHelp) }
         guard let name = parsed.options["--name"] else { throw CommandLineArguments.UsageError(description: "--name is required") }
         let (database, accounts) = try openAccounts(parsed.configuration)
         defer { database.close() }
@@ -193,11 +191,11 @@ enum Commands {
                 printError("no active key \(keyID)")
                 return 65
             }
-            try printJSON(["key_id": keyID.rawValue, "revoked": "true"])
+            struct Revoked: Encodable { let key_id: String; let revoked: Bool }
+            print(String(decoding: try JSONCoding.encoder.encode(Revoked(key_id: keyID.rawValue, revoked: true)), as: UTF8.self))
             return 0
         default:
-            print(keysHelp)
-            return 64
+            return usageError(keysHelp)
         }
     }
 
@@ -237,8 +235,7 @@ enum Commands {
         case ("remove", 2):
             printBytes(try administration.removeReturnURL(account: account, id: parsed.positionals[1]))
         default:
-            print(returnURLsHelp)
-            return 64
+            return usageError(returnURLsHelp)
         }
         return 0
     }
@@ -260,8 +257,7 @@ enum Commands {
         case ("show", 2):
             printBytes(try administration.showWorkflow(account: account, key: parsed.positionals[1], version: version))
         default:
-            print(workflowsHelp)
-            return 64
+            return usageError(workflowsHelp)
         }
         return 0
     }
@@ -314,6 +310,12 @@ enum Commands {
 
     static func printJSON(_ object: [String: String]) throws {
         print(String(decoding: try JSONCoding.encoder.encode(object), as: UTF8.self))
+    }
+
+    /// A usage mistake: the command's help on stderr (stdout carries only JSON), exit 64.
+    static func usageError(_ help: String) -> Int32 {
+        printError(help)
+        return 64
     }
 
     static func printError(_ text: String) {

@@ -60,8 +60,7 @@ extension Commands {
             output["setup_url"] = url
             try printJSON(output)
         default:
-            print(operatorsHelp)
-            return 64
+            return usageError(operatorsHelp)
         }
         return 0
     }

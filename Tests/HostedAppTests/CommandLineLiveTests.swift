@@ -12,6 +12,10 @@ import Testing
         var environment: [String: String] { ["HOSTED_DATABASE_URL": "sqlite:" + databasePath] }
 
         func run(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+            try run(arguments)
+        }
+
+        func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
             try HostedBinary.run(arguments, environment: environment)
         }
 
@@ -210,12 +214,48 @@ import Testing
         let second = try workspace.run("keys", "create", "--account", account["account_id"]!)
         #expect(second.status == 0)
         let keyID = try #require(try decode(second.stdout)["key_id"])
-        #expect(try workspace.run("keys", "revoke", keyID).status == 0)
+        let revoked = try workspace.run("keys", "revoke", keyID)
+        #expect(revoked.status == 0)
+        // `revoked` is a JSON boolean, not the string "true" (issue 37).
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(revoked.stdout.utf8)) as? [String: Any])
+        #expect(answer["key_id"] as? String == keyID)
+        #expect(answer["revoked"] as? Bool == true && !(answer["revoked"] is String))
+        #expect(revoked.stdout.contains(#""revoked":true"#))
         #expect(try workspace.run("keys", "revoke", keyID).status == 65)
         #expect(try workspace.run("keys", "create", "--account", "acct_aaaaaaaaaaaaaaaaaaaaaaaaaa").status == 65)
         #expect(try workspace.run("keys", "create", "--account", "not-an-id").status == 64)
         #expect(try workspace.run("accounts", "create").status == 64)
         #expect(try workspace.run("accounts", "create", "--name", "   ").status == 65)
+    }
+
+    /// Issue 37: a usage mistake printed the command's usage on stdout. Every command's usage
+    /// path exits 64 with nothing on stdout (it carries only JSON) and the usage or the mistake
+    /// on stderr; asking for help (`--help`, exit 0) still prints it on stdout.
+    @Test func usageMistakesGoToStderrWithExit64AndNothingOnStdout() throws {
+        let workspace = Workspace()
+        defer { workspace.remove() }
+        let account = try #require(try decode(try workspace.run("accounts", "create", "--name", "Acme").stdout)["account_id"])
+        let mistakes: [[String]] = [
+            [],
+            ["frobnicate"],
+            ["accounts"], ["accounts", "delete"], ["accounts", "create"],
+            ["keys"], ["keys", "rotate"], ["keys", "revoke"], ["keys", "create", "--account", "not-an-id"],
+            ["return-urls", "add", "--account", account], ["return-urls", "add", "--account", account, "https://app.example.com/done"],
+            ["return-urls", "list"], ["return-urls", "frob", "--account", account],
+            ["workflows", "frob", "--account", account], ["workflows", "show", "--account", account],
+            ["workflows", "list", "--account", account, "--version", "0"],
+            ["operators"], ["operators", "create", "--account", account], ["operators", "disable"],
+            ["audit"], ["audit", "frob"],
+            ["migrate", "--no-such-flag"],
+        ]
+        for arguments in mistakes {
+            let result = try workspace.run(arguments)
+            #expect(result.status == 64, "\(arguments): exit \(result.status)")
+            #expect(result.stdout.isEmpty, "\(arguments) printed on stdout: \(result.stdout.prefix(60))")
+            #expect(!result.stderr.isEmpty, "\(arguments) said nothing on stderr")
+        }
+        #expect(try workspace.run(["return-urls", "add", "--account", account]).stderr.contains("--url"))
+        #expect(try workspace.run(["return-urls", "frob", "--account", account]).stderr.contains("Usage: hosted return-urls"))
     }
 
     /// A serving process remembers a key that authenticated for at most a second: a revoke made
