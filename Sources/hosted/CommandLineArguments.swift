@@ -7,7 +7,7 @@ struct CommandLineArguments {
     static let configurationFlags: [(flag: String, variable: String, help: String)] = [
         ("--database-url", "HOSTED_DATABASE_URL", "postgres://… or sqlite:PATH (default sqlite:./data/hosted.sqlite)"),
         ("--listen", "HOSTED_LISTEN", "address and port to serve on (default 127.0.0.1:8080)"),
-        ("--public-url", "HOSTED_PUBLIC_URL", "base of every URL handed out (default http://127.0.0.1:8080)"),
+        ("--public-url", "HOSTED_PUBLIC_URL", "base of every URL handed out (default http:// + the listen address, 127.0.0.1 for a wildcard)"),
         ("--trusted-proxies", "HOSTED_TRUSTED_PROXIES", "comma-separated proxy addresses whose X-Forwarded-For is believed"),
         ("--threads", "HOSTED_THREADS", "HTTP worker threads (default: two per core)"),
         ("--db-pool-size", "HOSTED_DB_POOL_SIZE", "database connections per process (default: one per worker thread)"),

@@ -41,6 +41,23 @@ import Testing
         try Configuration.fromEnvironment([:]).checkForServing()
     }
 
+    /// Issue 37: `serve --listen 127.0.0.1:9000` without a public URL handed out links to port 8080.
+    @Test(arguments: [
+        ("127.0.0.1:9000", "http://127.0.0.1:9000"), ("localhost:9001", "http://127.0.0.1:9001"),
+        ("0.0.0.0:9002", "http://127.0.0.1:9002"), ("[::]:9003", "http://127.0.0.1:9003"),
+        ("[::1]:9004", "http://[::1]:9004"), ("192.0.2.7:80", "http://192.0.2.7:80"),
+    ])
+    func publicURLDefaultsToTheListenAddress(_ listen: String, _ expected: String) throws {
+        let configuration = try Configuration.fromEnvironment(["HOSTED_LISTEN": listen])
+        #expect(configuration.publicURL.absoluteString == expected)
+        #expect(configuration.publicURL.port != nil && configuration.publicURL.host != nil)
+        // A public URL that is set wins, whichever is read first.
+        var explicit = try Configuration.fromEnvironment(["HOSTED_PUBLIC_URL": "https://verify.example.com", "HOSTED_LISTEN": listen])
+        #expect(explicit.publicURL.absoluteString == "https://verify.example.com")
+        try explicit.apply(setting: "HOSTED_LISTEN", value: "127.0.0.1:9999")
+        #expect(explicit.publicURL.absoluteString == "https://verify.example.com")
+    }
+
     @Test func readsEveryVariable() throws {
         let configuration = try Configuration.fromEnvironment([
             "HOSTED_DATABASE_URL": "postgres://u@h/db", "HOSTED_LISTEN": "[::1]:9000",

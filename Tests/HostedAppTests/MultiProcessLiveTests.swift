@@ -17,7 +17,8 @@ import Testing
         init(devMode: Bool = false, metrics: Bool = false) throws {
             let database = try TestDatabaseURL(.postgres)
             self.database = database
-            var environment = ["HOSTED_DATABASE_URL": database.environmentValue,
+            // Two nodes behind one public URL (the pages' Origin), whatever ports they listen on.
+            var environment = ["HOSTED_DATABASE_URL": database.environmentValue, "HOSTED_PUBLIC_URL": "http://127.0.0.1:8080",
                                "HOSTED_SECRET_KEY": String(repeating: "shared-key-", count: 6)]
             if metrics { environment["HOSTED_METRICS_LISTEN"] = "127.0.0.1:0" }
             let servers = try (0..<2).map { _ in

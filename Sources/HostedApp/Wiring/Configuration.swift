@@ -8,8 +8,15 @@ public struct Configuration: Sendable {
     public var database: DatabaseURL = .default
     /// `HOSTED_LISTEN` / `--listen`; default `127.0.0.1:8080`.
     public var listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080)
-    /// `HOSTED_PUBLIC_URL` / `--public-url`; default `http://127.0.0.1:8080`. Base of every URL handed out.
-    public var publicURL: URL = URL(string: "http://127.0.0.1:8080")!
+    /// `HOSTED_PUBLIC_URL` / `--public-url`; default `http://` + the listen address (`127.0.0.1`
+    /// for a wildcard one: `0.0.0.0:9000` gives `http://127.0.0.1:9000`). Base of every URL
+    /// handed out.
+    public var publicURL: URL {
+        get { configuredPublicURL ?? Self.defaultPublicURL(listen: listen) }
+        set { configuredPublicURL = newValue }
+    }
+    /// The public URL that was set; nil means "follow the listen address".
+    private var configuredPublicURL: URL?
     /// `HOSTED_DEV_MODE` / `--dev`; default off.
     public var devMode = false
     /// `HOSTED_SECRET_KEY`; default none: the key is read from `secretKeyFile`.
@@ -92,6 +99,15 @@ public struct Configuration: Sendable {
     public var webhookHostsFile: String?
 
     public init() {}
+
+    /// Where a server listening on `listen` is reached when no public URL is set: that address,
+    /// over http, with a wildcard host (every interface) read as this machine's loopback.
+    static func defaultPublicURL(listen: ListenAddress) -> URL {
+        let wildcard = ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(listen.host)
+        let address = wildcard ? ListenAddress(host: "127.0.0.1", port: listen.port) : listen
+        // A listen address is numeric (an IPv4 address or a bracketed IPv6 one), always a valid authority.
+        return URL(string: "http://\(address)")!
+    }
 
     /// A numeric address and port to listen on, e.g. `127.0.0.1:8080` or `[::1]:8080`.
     public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
