@@ -1,4 +1,5 @@
-// The end of the journey: submitted, or closed (approved, rejected, canceled, expired). A device
+// The end of the journey: submitted, or closed (approved, rejected, canceled, expired; `closed`
+// when told without a session, which never learns the decision). A device
 // that continued a journey begun on another one sends the user back there.
 import { setMessage } from "./dom.js";
 import { show } from "./screens.js";

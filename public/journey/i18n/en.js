@@ -160,5 +160,6 @@ export default {
     rejected: "Your verification could not be completed.",
     canceled: "This verification was canceled.",
     expired: "This verification has expired.",
+    closed: "This verification is closed.",
   },
 };
