@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <stdint.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <microhttpd.h>
 
 // MHD's start, daemon-info and connection-info calls are variadic, which Swift cannot call.
@@ -14,6 +16,18 @@
 static size_t hosted_mhd_keep_escaped(void *cls, struct MHD_Connection *c, char *s) {
     (void)cls; (void)c;
     return strlen(s);
+}
+
+/// Where libmicrohttpd's own messages go (defined in Swift, HTTPServer.swift): one formatted
+/// line, with the daemon's log context (the server).
+extern void hosted_mhd_log_message(void *cls, const char *message);
+
+/// libmicrohttpd's logger is printf-style, which Swift cannot take: the message is formatted here
+/// (cut at 255 bytes) and handed on.
+static void hosted_mhd_format_log(void *cls, const char *format, va_list arguments) {
+    char message[256];
+    vsnprintf(message, sizeof message, format, arguments);
+    hosted_mhd_log_message(cls, message);
 }
 
 /// Starts a daemon listening on `addr` (an IPv4 or IPv6 sockaddr) with an internal thread pool
@@ -28,7 +42,7 @@ static inline struct MHD_Daemon *hosted_mhd_start(
     unsigned int connection_limit, unsigned int per_address_limit, size_t connection_memory,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
-    MHD_NotifyConnectionCallback notify, void *notify_cls)
+    MHD_NotifyConnectionCallback notify, void *notify_cls, void *log_cls)
 {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC
                          | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
@@ -36,6 +50,9 @@ static inline struct MHD_Daemon *hosted_mhd_start(
     uint16_t port = ipv6 ? ntohs(((const struct sockaddr_in6 *)addr)->sin6_port)
                          : ntohs(((const struct sockaddr_in *)addr)->sin_port);
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+        /* First, so every message goes there: libmicrohttpd's own messages (a connection cut, a
+           refused head) go through the service's log, rate-limited, not straight to stderr. */
+        MHD_OPTION_EXTERNAL_LOGGER, hosted_mhd_format_log, log_cls,
         MHD_OPTION_SOCK_ADDR, addr,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,

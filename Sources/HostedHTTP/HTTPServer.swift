@@ -42,6 +42,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Requests by route and status, and their latency (nil: not counted).
     let metrics: Metrics?
+    /// libmicrohttpd's own messages, rate-limited into the log.
+    let libraryMessages = LibraryMessages()
 
     public init(configuration: Configuration, responder: any HTTPResponder, log: any ServerLog = StandardErrorLog(),
                 metrics: Metrics? = nil) {
@@ -108,7 +110,7 @@ public final class HTTPServer: @unchecked Sendable {
                          UInt32(clamping: max(1, configuration.connectionLimit)),
                          UInt32(clamping: max(0, configuration.connectionsPerAddress)),
                          max(4096, configuration.headerMemoryBytes),
-                         accessHandler, context, requestCompleted, context, connectionNotice, context)
+                         accessHandler, context, requestCompleted, context, connectionNotice, context, context)
     }
 
     /// Stops accepting connections, runs `beforeDraining`, lets in-flight requests finish (up to
@@ -511,6 +513,16 @@ private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, 
     } else {
         server.connectionClosed(context: context)
     }
+}
+
+/// libmicrohttpd's own messages (formatted by the shim): a cut connection or a malformed head
+/// each write one, so a flood of bad clients would flood the log; `LibraryMessages` lets one
+/// line a second through and counts the rest.
+@_cdecl("hosted_mhd_log_message")
+func libraryMessage(_ cls: UnsafeMutableRawPointer?, _ message: UnsafePointer<CChar>?) {
+    guard let cls, let message else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    server.libraryMessages.note(String(cString: message), log: server.log)
 }
 
 private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in

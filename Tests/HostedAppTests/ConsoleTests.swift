@@ -41,10 +41,7 @@ import Testing
                                       body: #"{"user_id":"\#(user)","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
             let cookie = app.journeySession(verificationID: id, auth: auth, origin: ConsoleTests.origin)
             func journey(_ path: String, _ body: [UInt8], _ type: String = "application/json") -> Int {
-                let request = Request(method: "POST", path: "/j/\(id)/api\(path)",
-                                      headers: HTTPHeaders([("Origin", ConsoleTests.origin), ("Cookie", "hosted_session=\(cookie)"),
-                                                            ("Content-Type", type)]), body: body)
-                return (try? TestApplication.response(of: app.application.responder.respond(to: request, context: RequestContext(requestID: "t"))).status) ?? 599
+                app.journeyPost(id, path, cookie: cookie, origin: ConsoleTests.origin, body: body, contentType: type)
             }
             #expect(journey("/steps/profile/profile", Array(#"{"full_name":"Asha Verma","date_of_birth":"1990-04-01"}"#.utf8)) == 200)
             #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)

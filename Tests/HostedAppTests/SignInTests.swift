@@ -382,10 +382,7 @@ import Testing
         f.clock.advance(by: 31)
         #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"\#(current)"}"#).status == 202)
         func journey(_ path: String, _ body: [UInt8], _ type: String = "application/json") -> Int {
-            let request = Request(method: "POST", path: "/j/\(f.verificationID)/api\(path)",
-                                  headers: HTTPHeaders([("Origin", Self.origin), ("Cookie", "hosted_session=\(cookie)"),
-                                                        ("Content-Type", type)]), body: body)
-            return (try? TestApplication.response(of: f.app.application.responder.respond(to: request, context: RequestContext(requestID: "t"))).status) ?? 599
+            f.app.journeyPost(f.verificationID, path, cookie: cookie, origin: Self.origin, body: body, contentType: type)
         }
         #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)
         #expect(journey("/steps/selfie/complete", []) == 200)

@@ -112,6 +112,16 @@ struct TestApplication {
 
     /// Signs in to a verification's journey the way the page does (a fresh handoff exchanged
     /// from `origin`); the session cookie's value, or "" when that failed.
+    /// The status of a signed-in journey POST (`/j/{id}/api` + `path`), waiting for one answered
+    /// later (an upload).
+    func journeyPost(_ id: String, _ path: String, cookie: String, origin: String, body: [UInt8],
+                     contentType: String = "application/json") -> Int {
+        let request = Request(method: "POST", path: "/j/\(id)/api\(path)",
+                              headers: HTTPHeaders([("Origin", origin), ("Cookie", "hosted_session=\(cookie)"),
+                                                    ("Content-Type", contentType)]), body: body)
+        return (try? Self.response(of: application.responder.respond(to: request, context: RequestContext(requestID: "t"))).status) ?? 599
+    }
+
     func journeySession(verificationID id: String, auth: [(String, String)], origin: String) -> String {
         let url = json(request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
         let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")

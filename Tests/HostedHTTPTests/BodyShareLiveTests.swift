@@ -19,25 +19,7 @@ import Testing
 
     func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
                     _ body: (HTTPServer) throws -> Void) throws {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0, threads: 2)
-        configure(&configuration)
-        let server = HTTPServer(configuration: configuration, responder: Self.makeRouter(), log: SilentServerLog())
-        try server.start()
-        defer { server.shutdown(gracePeriod: 1) }
-        try body(server)
-    }
-
-    /// Sends `line` every `pause` seconds until the server closes the connection or `seconds` pass; how
-    /// long it took to be closed (nil: never).
-    func secondsUntilCut(_ connection: RawHTTPConnection, line: String, every pause: TimeInterval, within seconds: TimeInterval) -> TimeInterval? {
-        let started = Date()
-        while Date().timeIntervalSince(started) < seconds {
-            if (try? connection.send(line)) == nil || connection.isClosedByPeerWithoutBlocking() {
-                return Date().timeIntervalSince(started)
-            }
-            usleep(useconds_t(pause * 1_000_000))
-        }
-        return nil
+        try withLiveServer(Self.makeRouter(), configure, body)
     }
 
     /// Starts an upload of `declared` bytes and sends only its head: the declared size is held
@@ -91,7 +73,7 @@ import Testing
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
             eventually(within: 5) { server.bodyBudget.inUse > 0 }
             // 50 bytes a second: never idle, far from done, and far below 1000 bytes a second.
-            let cut = secondsUntilCut(connection, line: "0123456789", every: 0.2, within: 8)
+            let cut = connection.secondsUntilCut(line: "0123456789", every: 0.2, within: 8)
             #expect(cut != nil, "a body at 50 bytes/s was still open after 8 s")
             #expect((cut ?? 0) >= 0.9)
             // Its share of the budget is given back.

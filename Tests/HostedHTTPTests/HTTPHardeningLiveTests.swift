@@ -37,12 +37,7 @@ import Testing
 
     func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
                     _ body: (HTTPServer) throws -> Void) throws {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0, threads: 2)
-        configure(&configuration)
-        let server = HTTPServer(configuration: configuration, responder: Self.makeRouter(), log: SilentServerLog())
-        try server.start()
-        defer { server.shutdown(gracePeriod: 1) }
-        try body(server)
+        try withLiveServer(Self.makeRouter(), configure, body)
     }
 
     /// Sends `bytes` on a fresh connection; the one response, and whether the server then closed.

@@ -16,11 +16,7 @@ import Testing
     }
 
     func withServer(_ body: (HTTPServer) throws -> Void) throws {
-        let server = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0, threads: 2),
-                                responder: Self.makeRouter(), log: SilentServerLog())
-        try server.start()
-        defer { server.shutdown(gracePeriod: 1) }
-        try body(server)
+        try withLiveServer(Self.makeRouter(), { _ in }, body)
     }
 
     /// Sends `head` with a second request riding behind it; the one response, and whether the

@@ -16,25 +16,7 @@ import Testing
 
     func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
                     _ body: (HTTPServer) throws -> Void) throws {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0, threads: 2)
-        configure(&configuration)
-        let server = HTTPServer(configuration: configuration, responder: Self.makeRouter(), log: SilentServerLog())
-        try server.start()
-        defer { server.shutdown(gracePeriod: 1) }
-        try body(server)
-    }
-
-    /// Sends `line` every `pause` seconds until the server closes the connection or `seconds` pass; how
-    /// long it took to be closed (nil: never).
-    func secondsUntilCut(_ connection: RawHTTPConnection, line: String, every pause: TimeInterval, within seconds: TimeInterval) -> TimeInterval? {
-        let started = Date()
-        while Date().timeIntervalSince(started) < seconds {
-            if (try? connection.send(line)) == nil || connection.isClosedByPeerWithoutBlocking() {
-                return Date().timeIntervalSince(started)
-            }
-            usleep(useconds_t(pause * 1_000_000))
-        }
-        return nil
+        try withLiveServer(Self.makeRouter(), configure, body)
     }
 
     @Test func aHeadTrickledLineByLineIsCutAtTheHeaderDeadline() throws {
@@ -42,7 +24,7 @@ import Testing
         try withServer({ $0.headerTimeoutSeconds = 2; $0.connectionTimeoutSeconds = 30 }) { server in
             let connection = try RawHTTPConnection(port: server.port, timeoutSeconds: 10)
             try connection.send("GET /hello HTTP/1.1\r\nHost: x\r\n")
-            let cut = secondsUntilCut(connection, line: "X-Slow: 1\r\n", every: 0.5, within: 8)
+            let cut = connection.secondsUntilCut(line: "X-Slow: 1\r\n", every: 0.5, within: 8)
             #expect(cut != nil, "a header line every 0.5 s kept the connection open for 8 s")
             #expect((cut ?? 0) >= 1.5)
             // A head sent at once is answered, and its connection kept alive past the deadline.
