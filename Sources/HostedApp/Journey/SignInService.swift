@@ -197,17 +197,18 @@ struct SignInService: Sendable {
 
     /// What the page may tell about a verification that is submitted or closed, else nil (open,
     /// or no such verification: alike). With a live session for it, its status; without one
-    /// (anyone holding the link), never the decision: `approved`, `rejected` and `canceled` are
-    /// all `closed`. `submitted` and `expired` are told as they are: neither is a decision, and
-    /// they tell the user what to do next (wait; ask for a new link).
+    /// (anyone holding the link), never the decision: `approved` and `rejected` are both
+    /// `closed`. `submitted`, `canceled` and `expired` are told as they are: none is a decision
+    /// about the user, and each tells them what to do next (wait; ask the business; ask for a
+    /// new link).
     func finishedStatus(verificationID: ObjectID, token: String?) throws -> String? {
         guard let verification = try verifications.verification(id: verificationID),
               verification.status == .submitted || verification.status.isClosed
         else { return nil }
         if try session(verificationID: verificationID, token: token) != nil { return verification.status.rawValue }
         switch verification.status {
-        case .submitted, .expired: return verification.status.rawValue
-        default: return Self.closedStatus
+        case .approved, .rejected: return Self.closedStatus
+        default: return verification.status.rawValue
         }
     }
 
