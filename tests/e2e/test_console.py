@@ -649,9 +649,11 @@ def test_bidi_controls_in_a_user_id_are_isolated_and_shown(browsers, console):
             assert hidden not in rendered, f"{what}: U+{ord(hidden):04X} reached the page: {rendered!r}"
 
     isolated_and_visible(row, "the queue row")
+    shoot(driver, "console-bidi-queue")
     open_detail_from_queue(driver, vid)
     isolated_and_visible(shown(driver, "detail-user-id"), "the detail's user id")
     isolated_and_visible(driver.find_element(By.ID, "detail-title"), "the detail's title")
+    shoot(driver, "console-bidi-detail")
     assert_clean_console(driver)
 
 
