@@ -296,6 +296,45 @@ def test_expired_screen_in_webkit(webkit, journey_hosted):
     assert _api(journey_hosted, "GET", f"/v1/verifications/{verification['id']}")["status"] == "expired"
 
 
+# --- 4b. a decided verification's link, without a session --------------------------------------
+
+@pytest.mark.parametrize("decision", ["approved", "rejected"])
+def test_the_link_alone_never_shows_the_decision(browser, journey_hosted, decision, capsys):
+    """Issue 37: the journey link alone told whether the user was approved or rejected. Without a
+    session the page (and its status call) says only that the verification is closed."""
+    workflow = new_workflow(journey_hosted)
+    verification = new_verification(journey_hosted, workflow)
+    vid = verification["id"]
+    session = journey_session(journey_hosted, verification)
+    base = f"{journey_hosted.base_url}/j/{vid}/api"
+    uploaded = session.post(f"{base}/steps/selfie/images", data=picture(640, 480), timeout=30,
+                            headers={"Content-Type": "image/jpeg"})
+    assert uploaded.status_code == 201, uploaded.text[:300]
+    for path in ("/steps/selfie/complete", "/submit"):
+        answer = session.post(base + path, timeout=10)
+        assert answer.status_code == 200, f"{path}: {answer.status_code} {answer.text[:300]}"
+    _api(journey_hosted, "POST", f"/v1/verifications/{vid}/decision", {"decision": decision}, expected=(200,))
+
+    told = requests.get(f"{base}/status", timeout=10)
+    assert (told.status_code, told.json()) == (200, {"status": "closed"}), told.text[:300]
+    for lang, note in (("en", "This verification is closed."), ("hi", "यह सत्यापन बंद हो चुका है।")):
+        browser.delete_all_cookies()
+        browser.get(f"{verification['journey_url']}?lang={lang}")
+        state = wait_for_settled_state(browser)
+        assert state == "closed", f"a decided verification's link shows {state}: {describe(browser)}"
+        status = browser.find_element(By.CSS_SELECTOR, '[data-testid="journey-status"]')
+        assert status.get_attribute("data-status") == "closed", status.get_attribute("outerHTML")
+        assert status.text.strip() == note, status.get_attribute("outerHTML")
+        page = browser.find_element(By.TAG_NAME, "body").text
+        assert decision not in page and "could not be completed" not in page and "is complete" not in page, page
+        violations = axe_violations(browser)
+        shot = shoot(browser, f"lifecycle-decided-link-{decision}-{lang}")
+        with capsys.disabled():
+            print(f"\n  [axe, {lang}] {decision} verification's link: {len(violations)} violation(s); screenshot {shot.name}")
+        assert not violations, "\n".join(summarize_violations(violations))
+        assert_clean_console(browser)
+
+
 # --- 5. redaction through the API ----------------------------------------------------------------
 
 def test_redaction_through_the_api(journey_hosted):
