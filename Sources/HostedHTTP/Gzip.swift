@@ -49,7 +49,7 @@ enum Gzip {
 /// memory is bounded by that directory's text files, compressed.
 final class GzipCache: Sendable {
     /// By file path: the validator the copy was made for, and the copy (nil: gzip did not shrink it).
-    private let copies = Mutex<[String: (etag: String, gzipped: [UInt8]?)]>([:])
+    private let copies = Guarded<[String: (etag: String, gzipped: [UInt8]?)]>([:])
 
     /// The gzipped copy of `body` (the file at `path` with validator `etag`), or nil when gzip
     /// does not make it smaller.

@@ -1,4 +1,5 @@
 import Foundation
+import HostedCore
 import Synchronization
 
 /// How many times connections of this process committed changes to one SQLite file
@@ -12,7 +13,7 @@ final class SQLiteCommits: Sendable {
         let inode: UInt64
     }
 
-    private static let known = Mutex<[FileID: SQLiteCommits]>([:])
+    private static let known = Guarded<[FileID: SQLiteCommits]>([:])
 
     /// The count of the file at `path`, nil if there is none (an in-memory database).
     static func ofFile(at path: String) -> SQLiteCommits? {
