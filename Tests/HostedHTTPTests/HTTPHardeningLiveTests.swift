@@ -42,10 +42,7 @@ import Testing
 
     /// Sends `bytes` on a fresh connection; the one response, and whether the server then closed.
     func exchange(_ server: HTTPServer, _ bytes: [UInt8]) throws -> (RawHTTPConnection.Response, closed: Bool) {
-        let connection = try RawHTTPConnection(port: server.port, timeoutSeconds: 5)
-        try connection.send(bytes)
-        let response = try connection.readResponse()
-        return (response, connection.isClosedByPeer())
+        try RawHTTPConnection.exchange(with: server, bytes)
     }
 
     @Test(arguments: [

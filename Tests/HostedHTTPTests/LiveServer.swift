@@ -15,6 +15,15 @@ func withLiveServer(_ responder: any HTTPResponder, _ configure: (inout HTTPServ
 }
 
 extension RawHTTPConnection {
+    /// Sends `bytes` on a fresh connection to `server`; the one response, and whether the server
+    /// then closed the connection.
+    static func exchange(with server: HTTPServer, _ bytes: [UInt8]) throws -> (Response, closed: Bool) {
+        let connection = try RawHTTPConnection(port: server.port, timeoutSeconds: 5)
+        try connection.send(bytes)
+        let response = try connection.readResponse()
+        return (response, connection.isClosedByPeer())
+    }
+
     /// Sends `line` every `pause` seconds until the server closes the connection or `seconds`
     /// pass; how long it took to be closed (nil: never).
     func secondsUntilCut(line: String, every pause: TimeInterval, within seconds: TimeInterval) -> TimeInterval? {

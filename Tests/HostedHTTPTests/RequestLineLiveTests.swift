@@ -22,10 +22,7 @@ import Testing
     /// Sends `head` with a second request riding behind it; the one response, and whether the
     /// server then closed the connection.
     func exchange(_ server: HTTPServer, _ head: String) throws -> (RawHTTPConnection.Response, closed: Bool) {
-        let connection = try RawHTTPConnection(port: server.port, timeoutSeconds: 5)
-        try connection.send(Array((head + "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
-        let response = try connection.readResponse()
-        return (response, connection.isClosedByPeer())
+        try RawHTTPConnection.exchange(with: server, Array((head + "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
     }
 
     @Test(arguments: [
