@@ -4,9 +4,9 @@ public struct FieldError: Equatable, Sendable {
     /// English, for developers reading the response.
     public let message: String
     /// A stable reason a page can translate (`required`, `wrong_type`, `date_in_future`, …).
-    public let code: String
+    public let code: FieldErrorCode
 
-    public init(field: String, message: String, code: String = "invalid") {
+    public init(field: String, message: String, code: FieldErrorCode = .invalid) {
         self.field = field
         self.message = message
         self.code = code
@@ -17,8 +17,16 @@ public struct FieldError: Equatable, Sendable {
 public enum DomainError: Error, Equatable, Sendable {
     /// No credential, or one that is unknown or revoked.
     case unauthenticated
+    /// A journey, continuation or console credential is missing or not right (each has its code).
+    case unauthorized(detail: String, code: ProblemCode)
+    /// The caller is known but may not do this (a page of another origin, a reviewer's console).
+    case forbidden(detail: String, code: ProblemCode)
     /// The object does not exist, or belongs to another account (never told apart).
     case notFound(what: String)
+    /// A link that existed once and no longer leads anywhere (a used setup link), with its code.
+    case missing(detail: String, code: ProblemCode)
+    /// The request cannot be read at all (not JSON, a header of the wrong shape).
+    case malformed(detail: String, errors: [FieldError] = [])
     /// The request is malformed or breaks a rule.
     case invalidRequest(detail: String, errors: [FieldError] = [], code: ProblemCode = .invalidRequest)
     /// The request conflicts with the object's current state (or, with `retryAfterSeconds`, with
@@ -28,6 +36,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case rateLimited(detail: String, retryAfterSeconds: Int)
     /// The object existed but what was asked for is gone for good (a redacted artifact).
     case gone(detail: String, code: ProblemCode)
-    /// Something the request needs is not available (an SMS relay, DigiLocker, the database).
-    case unavailable(detail: String, code: ProblemCode, retryAfterSeconds: Int)
+    /// Something the request needs is not available (an SMS relay, DigiLocker, the database);
+    /// worth retrying after `retryAfterSeconds` when there is one.
+    case unavailable(detail: String, code: ProblemCode, retryAfterSeconds: Int?)
 }

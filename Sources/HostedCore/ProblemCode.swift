@@ -49,4 +49,6 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case digilockerUnavailable = "digilocker_unavailable"
     case databaseUnavailable = "database_unavailable"
     case notReady = "not_ready"
+    /// Every decode thread busy and the waiting line full.
+    case serverBusy = "server_busy"
 }

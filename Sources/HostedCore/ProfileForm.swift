@@ -21,15 +21,15 @@ public struct ProfileForm: Equatable, Sendable, Codable {
         var errors: [FieldError] = []
         let name = fullName?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if name.isEmpty || name.count > 200 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            errors.append(FieldError(field: "full_name", message: "must be 1 to 200 printable characters", code: "name_invalid"))
+            errors.append(FieldError(field: "full_name", message: "must be 1 to 200 printable characters", code: .nameInvalid))
         }
         let date = dateOfBirth ?? ""
         if !isRealDate(date) {
-            errors.append(FieldError(field: "date_of_birth", message: "must be a real date written YYYY-MM-DD", code: "date_invalid"))
+            errors.append(FieldError(field: "date_of_birth", message: "must be a real date written YYYY-MM-DD", code: .dateInvalid))
         } else if date > today {
-            errors.append(FieldError(field: "date_of_birth", message: "must not be in the future", code: "date_in_future"))
+            errors.append(FieldError(field: "date_of_birth", message: "must not be in the future", code: .dateInFuture))
         } else if date < earliest(today) {
-            errors.append(FieldError(field: "date_of_birth", message: "must be within the last 130 years", code: "date_too_old"))
+            errors.append(FieldError(field: "date_of_birth", message: "must be within the last 130 years", code: .dateTooOld))
         }
         guard errors.isEmpty else { throw .invalidRequest(detail: "Please check your details.", errors: errors) }
         return ProfileForm(fullName: name, dateOfBirth: date)

@@ -327,6 +327,7 @@ enum Commands {
         case .unauthenticated: "not authenticated"
         case .notFound(let what): "no such \(what)"
         case .invalidRequest(let detail, _, _): detail
+        case .unauthorized(let detail, _), .forbidden(let detail, _), .missing(let detail, _), .malformed(let detail, _): detail
         case .conflict(let detail, _, _): detail
         case .rateLimited(let detail, _): detail
         case .gone(let detail, _): detail

@@ -26,13 +26,12 @@ struct ConsoleSessionAuthentication: Middleware {
     private func signedIn(_ request: Request) throws -> Operator {
         guard let op = try console.session(token: request.cookie(Self.cookieName)) else { throw Self.signInRequired }
         if adminOnly && op.role != .admin {
-            throw Problem(status: 403, code: .operatorRoleRequired, title: "Forbidden", detail: "Only an admin can manage operators.")
+            throw DomainError.forbidden(detail: "Only an admin can manage operators.", code: .operatorRoleRequired)
         }
         return op
     }
 
-    static let signInRequired = Problem(status: 401, code: .consoleSigninRequired, title: "Unauthorized",
-                                        detail: "Sign in to the console to continue.")
+    static let signInRequired = DomainError.unauthorized(detail: "Sign in to the console to continue.", code: .consoleSigninRequired)
 }
 
 enum SignedInOperator: ContextKey {

@@ -140,8 +140,8 @@ public struct ConsoleService: Sendable {
         return ready
     }
 
-    static let setupLinkInvalid = Problem(status: 404, code: .setupLinkInvalid, title: "Not Found",
-                                          detail: "This setup link has been used or has expired. Ask an admin for a new one.")
+    static let setupLinkInvalid = DomainError.missing(detail: "This setup link has been used or has expired. Ask an admin for a new one.",
+                                                      code: .setupLinkInvalid)
 
     // MARK: Sign-in
 
@@ -185,9 +185,9 @@ public struct ConsoleService: Sendable {
         return (op, token)
     }
 
-    static let signInFailed = Problem(
-        status: 401, code: .consoleSigninFailed, title: "Unauthorized",
-        detail: "The email, password or code is not right. After 5 failed tries, sign-in is locked for 15 minutes.")
+    static let signInFailed = DomainError.unauthorized(
+        detail: "The email, password or code is not right. After 5 failed tries, sign-in is locked for 15 minutes.",
+        code: .consoleSigninFailed)
 
     /// The operator of a live console session (its idle clock restarted), or nil.
     func session(token: String?) throws -> Operator? {
@@ -216,14 +216,6 @@ public struct ConsoleService: Sendable {
 }
 
 extension ConsoleService {
-    /// The service over `database`, with the configuration's secret key (the `hosted operators`
-    /// commands).
-    public static func open(_ configuration: Configuration, database: any Database,
-                            clock: any WallClock = SystemWallClock(), random: any RandomSource = SecureRandom()) throws -> ConsoleService {
-        ConsoleService(operators: OperatorStore(database: database), secretKey: try SecretKey.load(configuration, random: random),
-                       publicURL: configuration.publicURL, clock: clock, random: random)
-    }
-
     /// The operator as the command line prints it.
     public static func summary(_ op: Operator) -> [String: String] {
         var summary = ["operator_id": op.id.rawValue, "account_id": op.accountID.rawValue, "email": op.email,

@@ -49,7 +49,7 @@ struct ContinuationRoutes {
                 wait = seconds
             }
             let id = verification.id
-            guard let now = try service.progress(verificationID: id, session: session) else { throw JourneyRoutes.signInRequired }
+            guard let now = try service.progress(verificationID: id, session: session) else { throw SignInService.signInRequired }
             let since = request.queryValue("since")
             guard wait > 0, since == now.tag else { return .ready(try .json(now)) }
             let owners = ["journey:\(id.rawValue)", "address:\(request.peerAddress)"]
@@ -59,7 +59,7 @@ struct ContinuationRoutes {
             let service = self.service
             let check: @Sendable () -> Response? = {
                 do {
-                    guard let latest = try service.progress(verificationID: id, session: session) else { return JourneyRoutes.signInRequired.response }
+                    guard let latest = try service.progress(verificationID: id, session: session) else { return SignInService.signInRequired.response }
                     return latest.tag == since ? nil : try .json(latest)
                 } catch {
                     return Problem.internalError.response
@@ -99,9 +99,9 @@ struct ContinuationRoutes {
                 response.headers.add("Set-Cookie", cookies.session(id.rawValue, value: token.value, maxAge: Int(SignInService.sessionLifetime)))
                 return response
             } catch let error as DomainError {
-                var problem = Problem(error)
-                problem.headers.append(("Set-Cookie", clear))
-                throw problem
+                var refused = error.response
+                refused.headers.add("Set-Cookie", clear)
+                return refused
             }
         }
     }

@@ -172,6 +172,6 @@ struct ContinuationService: Sendable {
                         secondsUntilExpiry: live.map { Int(min($0.timeIntervalSince(now).rounded(.up), ContinuationRules.lifetime)) })
     }
 
-    static let invalid = Problem(status: 401, code: .continuationInvalid, title: "Unauthorized",
-                                 detail: "This link has been used, replaced or has expired. Scan the code on the other screen again.")
+    static let invalid = DomainError.unauthorized(
+        detail: "This link has been used, replaced or has expired. Scan the code on the other screen again.", code: .continuationInvalid)
 }

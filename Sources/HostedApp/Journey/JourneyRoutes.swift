@@ -28,7 +28,7 @@ struct JourneyRoutes {
         // decision is told only with the session (the link alone says `closed`).
         routes.add("GET", "/j/{id}/api/status") { request, context in
             let id = try journeyID(context)
-            guard let status = try signIn.finishedStatus(verificationID: id, token: cookie(request)) else { throw Self.signInRequired }
+            guard let status = try signIn.finishedStatus(verificationID: id, token: cookie(request)) else { throw SignInService.signInRequired }
             return try .json(["status": status])
         }
     }
@@ -40,7 +40,7 @@ struct JourneyRoutes {
             let secret = body.string("handoff", required: true)
             try body.finish()
             guard let token = try signIn.exchange(verificationID: id, secret: secret ?? "") else {
-                throw Self.signInRequired
+                throw SignInService.signInRequired
             }
             return try signedIn(id, token)
         }
@@ -53,8 +53,8 @@ struct JourneyRoutes {
             case .accepted:
                 return try .json(["status": "sent"], status: 202)
             case .unavailable:
-                throw Problem(status: 503, code: .smsUnavailable, title: "Service Unavailable",
-                              detail: "We could not send the code just now. Please try again.", headers: [("Retry-After", "5")])
+                throw DomainError.unavailable(detail: "We could not send the code just now. Please try again.", code: .smsUnavailable,
+                                              retryAfterSeconds: 5)
             }
         }
         routes.add("POST", "/j/{id}/api/otp/verify", bodyLimit: 4096) { request, context in
@@ -63,8 +63,7 @@ struct JourneyRoutes {
             let code = body.string("code", required: true)
             try body.finish()
             guard let token = try signIn.verifyCode(verificationID: id, code: code ?? "") else {
-                throw Problem(status: 401, code: .codeInvalid, title: "Unauthorized",
-                              detail: "That code is not right, or it has expired. Ask for a new code.")
+                throw DomainError.unauthorized(detail: "That code is not right, or it has expired. Ask for a new code.", code: .codeInvalid)
             }
             return try signedIn(id, token)
         }
@@ -75,12 +74,8 @@ struct JourneyRoutes {
         }
     }
 
-    /// Every sign-in failure looks the same.
-    static let signInRequired = Problem(status: 401, code: .signinRequired, title: "Unauthorized",
-                                        detail: "Sign in with your mobile number to continue.")
-
     func journeyID(_ context: RequestContext) throws -> ObjectID {
-        guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? "") else { throw Self.signInRequired }
+        guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? "") else { throw SignInService.signInRequired }
         return id
     }
 

@@ -63,9 +63,8 @@ struct JourneyStepRoutes {
     }
 
     /// Every decode thread busy and the waiting line full: come back in a moment.
-    static let decodesBusy = Problem(status: 503, code: "server_busy", title: "Service Unavailable",
-                                     detail: "Too many photos are being processed; try again in a few seconds.",
-                                     headers: [("Retry-After", "2")])
+    static let decodesBusy = DomainError.unavailable(detail: "Too many photos are being processed; try again in a few seconds.",
+                                                     code: .serverBusy, retryAfterSeconds: 2)
 
     private struct ImageAdded: Encodable {
         let artifact_id: String

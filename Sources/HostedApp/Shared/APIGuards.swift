@@ -31,9 +31,8 @@ struct APIGuards: Sendable {
         authenticated { request, context, account in
             guard let key = request.headers["Idempotency-Key"] else { return try handler(request, context, account) }
             guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
-                throw Problem.invalidRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
-                                             errors: [.init(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters")],
-                                             status: 400)
+                throw DomainError.malformed(detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                                            errors: [FieldError(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters")])
             }
             let hash = Digest.hex(Digest.sha256(Array("\(request.method) \(request.path)\n".utf8) + request.body))
             switch try idempotency.claim(accountID: account.id, key: key, requestHash: hash, at: clock.now()) {
@@ -49,8 +48,8 @@ struct APIGuards: Sendable {
                 throw DomainError.conflict(detail: "A request with this Idempotency-Key is still being processed. Retry shortly.",
                                            code: .idempotencyKeyInUse, retryAfterSeconds: 1)
             case .mismatch:
-                throw Problem(status: 422, code: .idempotencyKeyReused, title: "Unprocessable Content",
-                              detail: "This Idempotency-Key was used with a different request.")
+                throw DomainError.invalidRequest(detail: "This Idempotency-Key was used with a different request.",
+                                                 code: .idempotencyKeyReused)
             case .claimed:
                 let response: Response
                 do {

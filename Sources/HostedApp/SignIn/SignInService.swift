@@ -6,6 +6,9 @@ import HostedStorage
 
 /// Handoffs, journey sessions and the SMS-code fallback: the rules of signing in to a journey.
 struct SignInService: Sendable {
+    /// Every sign-in failure looks the same.
+    static let signInRequired = DomainError.unauthorized(detail: "Sign in with your mobile number to continue.", code: .signinRequired)
+
     let store: SignInStore
     let verifications: VerificationStore
     let workflows: WorkflowStore
@@ -102,7 +105,7 @@ struct SignInService: Sendable {
     func requestCode(verificationID: ObjectID, mobile text: String, clientAddress: String) throws -> CodeRequest {
         guard let mobile = MobileNumber.normalized(text) else {
             throw DomainError.invalidRequest(detail: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
-                                             errors: [FieldError(field: "mobile", message: "must be a number with its country code", code: "mobile_invalid")])
+                                             errors: [FieldError(field: "mobile", message: "must be a number with its country code", code: .mobileInvalid)])
         }
         guard sender.isConfigured else { return .unavailable }
         let now = clock.now()

@@ -1,3 +1,4 @@
+import HostedCore
 import Foundation
 import HostedHTTP
 import HostedStorage
@@ -22,19 +23,17 @@ struct HealthRoutes {
 
     private func ready() throws -> Response {
         guard !draining.isSet else {
-            throw Problem(status: 503, code: .notReady, title: "Service Unavailable",
-                          detail: "This process is shutting down.", headers: [("Retry-After", "1")])
+            throw DomainError.unavailable(detail: "This process is shutting down.", code: .notReady, retryAfterSeconds: 1)
         }
         let pending: [String]
         do {
             pending = try migrator.pending(database)
         } catch {
-            throw Problem(status: 503, code: .notReady, title: "Service Unavailable",
-                          detail: "The database is unreachable.", headers: [("Retry-After", "1")])
+            throw DomainError.unavailable(detail: "The database is unreachable.", code: .notReady, retryAfterSeconds: 1)
         }
         guard pending.isEmpty else {
-            throw Problem(status: 503, code: .notReady, title: "Service Unavailable",
-                          detail: "\(pending.count) migration(s) are pending; run `hosted migrate`.")
+            throw DomainError.unavailable(detail: "\(pending.count) migration(s) are pending; run `hosted migrate`.", code: .notReady,
+                                          retryAfterSeconds: nil)
         }
         return try .json(Status(status: "ready"))
     }

@@ -44,31 +44,12 @@ struct ErrorBoundary: HTTPResponder {
 
     /// The problem an error maps to; the unexpected ones are logged, never shown.
     static func problem(for error: any Error, log: any ServerLog, requestID: String?) -> Problem {
-        problem(for: error) { log.error($0, requestID: requestID) }
+        Problem.mapping(error) { log.error($0, requestID: requestID) }
     }
 
     /// The same, logged with the request's log (for work finished after the responder returned).
     static func problem(for error: any Error, log: RequestLog) -> Problem {
-        problem(for: error, report: log.error)
-    }
-
-    private static func problem(for error: any Error, report: (String) -> Void) -> Problem {
-        switch error {
-        case let problem as Problem:
-            return problem
-        case let error as DomainError:
-            return Problem(error)
-        case let error as DatabaseError:
-            report("database: \(error.debugDescription)")
-            switch error {
-            case .connectionLost, .cannotConnect, .busy: return Problem.databaseUnavailable
-            case .invalidValue: return Problem.invalidRequest("A value in the request cannot be stored.")
-            default: return Problem.internalError
-            }
-        default:
-            report("unhandled: \(String(reflecting: error))")
-            return Problem.internalError
-        }
+        Problem.mapping(error, report: log.error)
     }
 
     func bodyLimit(method: String, path: String) -> Int { next.bodyLimit(method: method, path: path) }

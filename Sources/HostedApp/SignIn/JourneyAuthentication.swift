@@ -19,8 +19,7 @@ struct SameOrigin: Middleware {
 
     private func check(_ request: Request) throws {
         guard let origin = request.headers["Origin"], origin == Self.origin(of: publicURL) else {
-            throw Problem(status: 403, code: .originMismatch, title: "Forbidden",
-                          detail: "This call must come from the journey page itself.")
+            throw DomainError.forbidden(detail: "This call must come from the journey page itself.", code: .originMismatch)
         }
     }
 
@@ -59,7 +58,7 @@ struct JourneySessionAuthentication: Middleware {
     private func signedIn(_ request: Request, _ context: RequestContext) throws -> JourneySession {
         guard let id = ObjectID(.verification, parsing: context.parameters["id"] ?? ""),
               let (session, verification) = try signIn.session(verificationID: id, token: request.cookie(Self.cookieName))
-        else { throw JourneyRoutes.signInRequired }
+        else { throw SignInService.signInRequired }
         return JourneySession(session: session, verification: verification)
     }
 }
@@ -77,7 +76,7 @@ enum SignedInJourney: ContextKey {
 extension RequestContext {
     /// The journey session; `signin_required` for a route outside `JourneySessionAuthentication`.
     func journey() throws -> (SignInStore.Session, Verification) {
-        guard let found = self[SignedInJourney.self] else { throw JourneyRoutes.signInRequired }
+        guard let found = self[SignedInJourney.self] else { throw SignInService.signInRequired }
         return (found.session, found.verification)
     }
 }

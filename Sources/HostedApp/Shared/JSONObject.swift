@@ -20,11 +20,11 @@ public struct JSONObject {
             return
         }
         guard let document = JSONValue.parse(body), case .object(let object) = document.value else {
-            throw Problem.invalidRequest("The request body must be a JSON object.", status: 400)
+            throw DomainError.malformed(detail: "The request body must be a JSON object.")
         }
         if let repeated = document.firstRepeatedName {
-            throw Problem.invalidRequest("The request body names \"\(repeated.prefix(64))\" more than once.",
-                                         errors: [.init(field: String(repeated.prefix(64)), message: "appears more than once")], status: 400)
+            throw DomainError.malformed(detail: "The request body names \"\(repeated.prefix(64))\" more than once.",
+                                        errors: [FieldError(field: String(repeated.prefix(64)), message: "appears more than once")])
         }
         values = object
     }
@@ -38,15 +38,15 @@ public struct JSONObject {
     public mutating func string(_ key: String, required: Bool = false) -> String? {
         known.append(key)
         guard let raw = present(key) else {
-            if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
+            if required { errors.append(FieldError(field: key, message: "is required", code: .required)) }
             return nil
         }
         guard case .string(let text) = raw else {
-            errors.append(FieldError(field: key, message: "must be a string", code: "wrong_type"))
+            errors.append(FieldError(field: key, message: "must be a string", code: .wrongType))
             return nil
         }
         guard !Self.hasNUL(text) else {
-            errors.append(FieldError(field: key, message: "must not contain NUL characters", code: "invalid"))
+            errors.append(FieldError(field: key, message: "must not contain NUL characters", code: .invalid))
             return nil
         }
         return text
@@ -61,7 +61,7 @@ public struct JSONObject {
     /// `raw` as a whole number that fits an Int, else a field error and nil.
     private mutating func integer(_ raw: JSONValue, field: String) -> Int? {
         guard let value = raw.integer else {
-            errors.append(FieldError(field: field, message: "must be an integer", code: "wrong_type"))
+            errors.append(FieldError(field: field, message: "must be an integer", code: .wrongType))
             return nil
         }
         return value
@@ -72,11 +72,11 @@ public struct JSONObject {
         known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .object(let object) = raw else {
-            errors.append(FieldError(field: key, message: "must be an object", code: "wrong_type"))
+            errors.append(FieldError(field: key, message: "must be an object", code: .wrongType))
             return nil
         }
         for name in object.keys.sorted() where name != member {
-            errors.append(FieldError(field: "\(key).\(name)", message: "is not a known field", code: "unknown_field"))
+            errors.append(FieldError(field: "\(key).\(name)", message: "is not a known field", code: .unknownField))
         }
         guard let value = object[member], value != .null else { return nil }
         return integer(value, field: "\(key).\(member)")
@@ -87,13 +87,13 @@ public struct JSONObject {
         known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .array(let array) = raw else {
-            errors.append(FieldError(field: key, message: "must be an array of strings", code: "wrong_type"))
+            errors.append(FieldError(field: key, message: "must be an array of strings", code: .wrongType))
             return nil
         }
         var result: [String] = []
         for (index, element) in array.enumerated() {
             guard case .string(let text) = element, !Self.hasNUL(text) else {
-                errors.append(FieldError(field: "\(key)[\(index)]", message: "must be a string", code: "wrong_type"))
+                errors.append(FieldError(field: "\(key)[\(index)]", message: "must be a string", code: .wrongType))
                 continue
             }
             result.append(text)
@@ -105,12 +105,12 @@ public struct JSONObject {
     public mutating func time(_ key: String, required: Bool = false) -> Date? {
         known.append(key)
         guard let raw = present(key) else {
-            if required { errors.append(FieldError(field: key, message: "is required", code: "required")) }
+            if required { errors.append(FieldError(field: key, message: "is required", code: .required)) }
             return nil
         }
         if case .string(let text) = raw {
             guard let date = RFC3339.parse(text) else {
-                errors.append(FieldError(field: key, message: "must be an RFC 3339 time or Unix seconds", code: "wrong_type"))
+                errors.append(FieldError(field: key, message: "must be an RFC 3339 time or Unix seconds", code: .wrongType))
                 return nil
             }
             return date
@@ -129,18 +129,18 @@ public struct JSONObject {
         known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .object(let object) = raw else {
-            errors.append(FieldError(field: key, message: "must be an object of strings", code: "wrong_type"))
+            errors.append(FieldError(field: key, message: "must be an object of strings", code: .wrongType))
             return nil
         }
         var result: [String: String] = [:]
         for (name, value) in object {
             guard case .string(let text) = value else {
-                errors.append(FieldError(field: "\(key).\(name)", message: "must be a string", code: "wrong_type"))
+                errors.append(FieldError(field: "\(key).\(name)", message: "must be a string", code: .wrongType))
                 continue
             }
             // Said as for a plain string field: the value is a string, but not one we keep.
             guard !Self.hasNUL(text) else {
-                errors.append(FieldError(field: "\(key).\(name)", message: "must not contain NUL characters", code: "invalid"))
+                errors.append(FieldError(field: "\(key).\(name)", message: "must not contain NUL characters", code: .invalid))
                 continue
             }
             result[name] = text
@@ -153,18 +153,18 @@ public struct JSONObject {
         known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .array(let array) = raw else {
-            errors.append(FieldError(field: key, message: "must be an array", code: "wrong_type"))
+            errors.append(FieldError(field: key, message: "must be an array", code: .wrongType))
             return nil
         }
         var result: [T] = []
         for (index, element) in array.enumerated() {
             if case .object(let object) = element {
                 for name in object.keys.sorted() where !fields.contains(name) {
-                    errors.append(FieldError(field: "\(key)[\(index)].\(name)", message: "is not a known field", code: "unknown_field"))
+                    errors.append(FieldError(field: "\(key)[\(index)].\(name)", message: "is not a known field", code: .unknownField))
                 }
             }
             guard case .object = element, let decoded = try? JSONDecoder().decode(T.self, from: Data(element.text.utf8)) else {
-                errors.append(FieldError(field: "\(key)[\(index)]", message: "is not a valid object", code: "wrong_type"))
+                errors.append(FieldError(field: "\(key)[\(index)]", message: "is not a valid object", code: .wrongType))
                 continue
             }
             result.append(decoded)
@@ -180,7 +180,7 @@ public struct JSONObject {
 
     /// Throws every collected error, plus one per unknown field.
     public func finish(detail: String = "The request has invalid fields.") throws {
-        let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field", code: "unknown_field") }
+        let unknown = values.keys.filter { !known.contains($0) }.sorted().map { FieldError(field: $0, message: "is not a known field", code: .unknownField) }
         let all = errors + unknown
         guard all.isEmpty else { throw DomainError.invalidRequest(detail: detail, errors: all) }
     }

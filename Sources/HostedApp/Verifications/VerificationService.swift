@@ -85,7 +85,7 @@ struct VerificationService: Sendable {
             errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters, none of them a control character"))
         }
         if let mobile = input.mobile, !VerificationRules.isValidMobile(mobile) {
-            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
+            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: .mobileInvalid))
         }
         errors += VerificationRules.metadataErrors(input.metadata ?? [:])
         return errors
@@ -96,7 +96,7 @@ struct VerificationService: Sendable {
                 by actor: EventActor) throws -> Verification {
         var errors: [FieldError] = []
         if let mobile, !VerificationRules.isValidMobile(mobile) {
-            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: "mobile_invalid"))
+            errors.append(FieldError(field: "mobile", message: "must be an E.164 number such as +919876543210", code: .mobileInvalid))
         }
         if let metadata { errors += VerificationRules.metadataErrors(metadata) }
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The update is not valid.", errors: errors) }

@@ -240,7 +240,7 @@ struct VerificationRoutes {
             // A failed re-read answers with the problem rather than leaving the poll hanging.
             do {
                 guard let now = try store.verification(accountID: accountID, id: id) else {
-                    return Problem.notFound("No such verification.").response
+                    return DomainError.notFound(what: "verification").response
                 }
                 return Self.matches(presented, now.etag) ? nil : respond(now)
             } catch {
