@@ -14,12 +14,12 @@ import Testing
     static let start = Date(unixMilliseconds: 1_795_000_000_000)
     static let body = Array(#"{"user_id":"user-1","workflow":"kyc","mobile":"+919876543210"}"#.utf8)
 
-    static func answer(expiresAt: Date = start.addingTimeInterval(3600)) -> VerificationRoutes.Rendered {
+    static func answer(expiresAt: Date = start.addingTimeInterval(3600)) -> VerificationReadService.Rendered {
         let verification = Verification(
             id: ObjectID(.verification, parsing: "ver_etmpvx2mnizmxfdcez5f4lnywu")!, accountID: account, userID: "user-1",
             workflowKey: "kyc", workflowVersion: 1, status: .created, mobile: "+919876543210", returnURL: nil, metadata: [:],
             steps: [], createdAt: start, updatedAt: start, expiresAt: expiresAt)
-        return VerificationRoutes.Rendered(verification: verification, body: Array("{}".utf8), etag: "\"1\"")
+        return VerificationReadService.Rendered(verification: verification, body: Array("{}".utf8), etag: "\"1\"")
     }
 
     static func read(_ commits: UInt64, after seconds: TimeInterval = 0) -> LocalRead {
@@ -27,7 +27,7 @@ import Testing
     }
 
     /// A memo holding `answer` for `body` of `account`, read at 5 commits, at `start`.
-    static func remembered(_ answer: VerificationRoutes.Rendered = answer(), body: [UInt8] = body) -> RepeatedCreates {
+    static func remembered(_ answer: VerificationReadService.Rendered = answer(), body: [UInt8] = body) -> RepeatedCreates {
         let repeats = RepeatedCreates()
         let ticket = repeats.ticket(accountID: account, body: body)
         repeats.remember(answer, accountID: account, body: body, asOf: read(5), ticket: ticket)
@@ -173,7 +173,7 @@ import Testing
         #expect(status == 201)
         let account = try f.app.application.accounts.caller(authorization: f.auth[0].1).account.id
         let repeats = f.app.application.repeatedCreates
-        let planted = VerificationRoutes.Rendered(verification: Self.answer().verification, body: Array(#"{"planted":true}"#.utf8),
+        let planted = VerificationReadService.Rendered(verification: Self.answer().verification, body: Array(#"{"planted":true}"#.utf8),
                                                   etag: "\"planted\"")
         let now = LocalRead(commits: f.app.application.database.localCommits ?? 0, time: f.clock.now())
         repeats.remember(planted, accountID: account, body: Self.body, asOf: now,

@@ -6,8 +6,7 @@ import HostedStorage
 /// Dev mode only: `GET /dev/outbox?to=NUMBER`, the SMS messages that would have been sent, and
 /// `GET /dev/webhooks`, the 50 newest webhook messages with their attempts.
 struct DevRoutes {
-    let store: SignInStore
-    let webhooks: WebhookStore
+    let service: DevService
 
     private struct Message: Encodable {
         let to: String
@@ -22,27 +21,14 @@ struct DevRoutes {
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/dev/outbox") { request, _ in
             let number = request.queryValue("to").flatMap { MobileNumber.normalized($0) ?? $0 }
-            let messages = try store.outbox(to: number)
+            let messages = try service.outbox(to: number)
             return try .json(Outbox(data: messages.map { Message(to: $0.to, body: $0.body, created_at: APIObjects.timestamp($0.createdAt)) }))
         }
         routes.add("GET", "/dev/webhooks") { _, _ in
-            let attempts = try webhooks.recentDeliveries(limit: 500)
-            // One entry per message (endpoint and event), newest first, its attempts newest first.
-            var order: [String] = []
-            var grouped: [String: [WebhookStore.Delivery]] = [:]
-            for attempt in attempts {
-                let key = attempt.endpointID + " " + attempt.eventID
-                if grouped[key] == nil {
-                    guard order.count < 50 else { continue }
-                    order.append(key)
-                }
-                grouped[key, default: []].append(attempt)
-            }
-            let urls = try webhooks.targets(endpointIDs: Array(Set(attempts.map(\.endpointID))), at: Date()).mapValues(\.url)
-            let messages = order.map { key -> String in
-                let list = grouped[key] ?? []
+            let (grouped, urls) = try service.recentWebhookMessages()
+            let messages = grouped.map { list -> String in
                 var object = JSONText.Object()
-                object.raw("attempts", JSONText.array(list.map(WebhookRoutes.json)))
+                object.raw("attempts", JSONText.array(list.map(WebhookJSON.delivery)))
                 object.string("endpoint_id", list.first?.endpointID)
                 object.string("event_id", list.first?.eventID)
                 object.string("event_type", list.first?.eventType)

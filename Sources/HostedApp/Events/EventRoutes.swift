@@ -8,18 +8,15 @@ import HostedStorage
 /// the chain from the API alone.
 struct EventRoutes {
     let guards: APIGuards
-    let verifications: VerificationStore
-    let events: EventStore
+    let service: EventService
 
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/v1/verifications/{id}/events", guards.authenticated { request, context, account in
-            let id = try VerificationRoutes.id(context)
+            let id = try context.verificationID()
             var errors: [FieldError] = []
             let page = Self.page(request, known: ["limit", "starting_after"], errors: &errors)
-            try Self.refuse(errors)
-            guard let (list, hasMore) = try Self.cursor({
-                try verifications.events(accountID: account.id, id: id, limit: page.limit, startingAfter: page.startingAfter)
-            }) else { throw DomainError.notFound(what: "verification") }
+            try ListParameters.refuse(errors)
+            let (list, hasMore) = try service.chain(accountID: account.id, verificationID: id, page: page)
             return Self.list(list, hasMore: hasMore, url: "/v1/verifications/\(id.rawValue)/events")
         })
         routes.add("GET", "/v1/events", guards.authenticated { request, _, account in
@@ -34,34 +31,18 @@ struct EventRoutes {
                 verificationID = ObjectID(.verification, parsing: raw)
                 if verificationID == nil { errors.append(FieldError(field: "verification_id", message: "must be a verification id")) }
             }
-            try Self.refuse(errors)
-            let filter = EventStore.Filter(verificationID: verificationID, type: type)
-            let (list, hasMore) = try Self.cursor({
-                try events.list(accountID: account.id, filter: filter, limit: page.limit, startingAfter: page.startingAfter)
-            })
+            try ListParameters.refuse(errors)
+            let (list, hasMore) = try service.feed(accountID: account.id, filter: EventStore.Filter(verificationID: verificationID, type: type),
+                                                   page: page)
             return Self.list(list, hasMore: hasMore, url: "/v1/events")
         })
     }
 
-    static func page(_ request: Request, known: Set<String>, errors: inout [FieldError]) -> ListParameters {
+    private static func page(_ request: Request, known: Set<String>, errors: inout [FieldError]) -> ListParameters {
         ListParameters(request, known: known, cursor: .event, noun: "an event id", errors: &errors)
     }
 
-    static func refuse(_ errors: [FieldError]) throws {
-        guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
-    }
-
-    /// Runs a listing, turning an unknown cursor into a field error.
-    static func cursor<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch is EventStore.UnknownCursor {
-            throw DomainError.invalidRequest(detail: "starting_after is not an event of this account.",
-                                             errors: [FieldError(field: "starting_after", message: "no such event")])
-        }
-    }
-
-    static func list(_ events: [Event], hasMore: Bool, url: String) -> Response {
+    private static func list(_ events: [Event], hasMore: Bool, url: String) -> Response {
         var list = JSONText.Object()
         list.raw("data", JSONText.array(events.map(\.json)))
         list.raw("has_more", hasMore ? "true" : "false")

@@ -7,7 +7,8 @@ import HostedStorage
 /// attempts, SMS sends) and gauges read at each scrape (the connection pool, open long-polls,
 /// the background queues' depth and the age of their oldest due item).
 enum ServiceMetrics {
-    static func registerGauges(_ metrics: Metrics, database: any Database, longPoll: LongPoll, clock: any WallClock) {
+    static func registerGauges(_ metrics: Metrics, database: any Database, queues: QueueStatisticsStore, longPoll: LongPoll,
+                               clock: any WallClock) {
         metrics.gauge("hosted_db_pool_connections", help: "Database connections of this process, by state (in_use, size).") {
             let stats = database.poolStatistics
             return [([("state", "in_use")], Double(stats.inUse)), ([("state", "size")], Double(stats.size))]
@@ -18,25 +19,18 @@ enum ServiceMetrics {
         metrics.gauge("hosted_long_polls_open", help: "Long-polls waiting for a change in this process.") {
             [([], Double(longPoll.waiting))]
         }
-        // Per queue: how many items wait, and the SQL of the oldest due one's time at `now` (ms).
-        let queues: [(name: String, depth: SQL, oldestDue: @Sendable (Int64) -> SQL)] = [
-            ("sms", "SELECT COUNT(*) AS n FROM sms_queue",
-             { "SELECT MIN(available_at) AS oldest FROM sms_queue WHERE available_at <= \($0)" }),
-            ("webhooks", "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'",
-             { "SELECT MIN(next_attempt_at) AS oldest FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= \($0)" }),
-        ]
         metrics.gauge("hosted_background_queue_depth", help: "Items waiting in a background queue (shared by every process).") {
-            queues.compactMap { queue in
-                (try? database.query(queue.depth).first?.int("n")).flatMap { $0 }.map { ([("queue", queue.name)], Double($0)) }
+            QueueStatisticsStore.Queue.allCases.compactMap { queue in
+                (try? queues.depth(queue)).map { ([("queue", queue.rawValue)], Double($0)) }
             }
         }
         metrics.gauge("hosted_background_queue_oldest_due_seconds",
                       help: "Age of the oldest item that is due and not yet done, per background queue (0 when none).") {
-            let now = clock.now().unixMilliseconds
-            return queues.compactMap { queue in
-                guard let row = try? database.query(queue.oldestDue(now)).first else { return nil }
-                let value = (try? row.optionalInt("oldest")).flatMap { $0 }
-                return ([("queue", queue.name)], value.map { Double(max(0, now - $0)) / 1000 } ?? 0)
+            let now = clock.now()
+            return QueueStatisticsStore.Queue.allCases.compactMap { queue -> (Metrics.Labels, Double)? in
+                let oldest: Date?
+                do { oldest = try queues.oldestDue(queue, at: now) } catch { return nil }
+                return ([("queue", queue.rawValue)], oldest.map { Double(max(0, now.unixMilliseconds - $0.unixMilliseconds)) / 1000 } ?? 0)
             }
         }
     }

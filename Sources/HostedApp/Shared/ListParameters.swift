@@ -4,7 +4,7 @@ import HostedHTTP
 /// The paging parameters every list takes: `limit` (1 to 100, default 10) and `starting_after`
 /// (an id of the listed kind). A parameter the list does not know is refused; the errors are
 /// collected with the list's own, so one 422 names them all.
-struct ListParameters {
+struct ListParameters: Sendable {
     var limit = 10
     var startingAfter: ObjectID?
 
@@ -22,5 +22,10 @@ struct ListParameters {
             startingAfter = ObjectID(kind, parsing: raw)
             if startingAfter == nil { errors.append(FieldError(field: "starting_after", message: "must be \(noun)")) }
         }
+    }
+
+    /// Throws the collected errors of a list's parameters as one 422.
+    static func refuse(_ errors: [FieldError]) throws {
+        guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The list parameters are not valid.", errors: errors) }
     }
 }

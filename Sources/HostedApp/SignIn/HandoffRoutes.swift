@@ -43,7 +43,7 @@ struct HandoffRoutes {
 
     func register(in routes: inout Router.Builder) {
         routes.add("POST", "/v1/verifications/{id}/handoffs", guards.idempotent(secret: replay) { request, context, account in
-            let id = try VerificationRoutes.id(context)
+            let id = try context.verificationID()
             var body = try JSONObject(body: request.body)
             let returnURL = body.string("return_url")
             let expiresIn = body.int("expires_in_seconds")

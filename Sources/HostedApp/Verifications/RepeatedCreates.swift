@@ -18,7 +18,7 @@ struct RepeatedCreates: Sendable {
     struct Entry: Sendable {
         let accountID: ObjectID
         let body: [UInt8]
-        let answer: VerificationRoutes.Rendered
+        let answer: VerificationReadService.Rendered
         let asOf: LocalRead
     }
 
@@ -34,7 +34,7 @@ struct RepeatedCreates: Sendable {
     }
 
     /// The answer kept for this account and body, if it may still be given at `now`.
-    func answer(accountID: ObjectID, body: [UInt8], now: LocalRead) -> VerificationRoutes.Rendered? {
+    func answer(accountID: ObjectID, body: [UInt8], now: LocalRead) -> VerificationReadService.Rendered? {
         guard body.count <= Self.largestBody else { return nil }
         return memo.value(for: Self.key(accountID, body)) { entry in
             entry.asOf.isRecent(now) && entry.accountID == accountID && entry.body == body
@@ -49,7 +49,7 @@ struct RepeatedCreates: Sendable {
 
     /// Keeps `answer`, given to a repeat of `body` from a read as of `asOf` (nil: PostgreSQL,
     /// nothing is kept).
-    func remember(_ answer: VerificationRoutes.Rendered, accountID: ObjectID, body: [UInt8], asOf: LocalRead?,
+    func remember(_ answer: VerificationReadService.Rendered, accountID: ObjectID, body: [UInt8], asOf: LocalRead?,
                   ticket: ReadMemo<Entry>.Ticket?) {
         guard let asOf, let ticket else { return }
         memo.remember(Entry(accountID: accountID, body: body, answer: answer, asOf: asOf),

@@ -7,6 +7,7 @@ struct VerificationService: Sendable {
     let verifications: VerificationStore
     let workflows: WorkflowStore
     let returnURLs: ReturnURLStore
+    let artifacts: ArtifactStore
     let policy: ReturnURLPolicy
     let clock: any WallClock
     let random: any RandomSource
@@ -126,6 +127,14 @@ struct VerificationService: Sendable {
         return try verifications.update(accountID: accountID, id: id, at: now) { verification in
             try verification.apply(.canceled, at: now, by: actor)
         }
+    }
+
+    /// An artifact of a verification of `accountID`: its content type and bytes.
+    func artifact(accountID: ObjectID, verificationID: ObjectID, artifactID: ObjectID?) throws -> (contentType: String, content: [UInt8]) {
+        guard try verifications.verification(accountID: accountID, id: verificationID) != nil, let artifactID,
+              let found = try artifacts.content(id: artifactID, verificationID: verificationID)
+        else { throw DomainError.notFound(what: "artifact") }
+        return found
     }
 
     private func registeredReturnURL(_ text: String, accountID: ObjectID) throws -> String {

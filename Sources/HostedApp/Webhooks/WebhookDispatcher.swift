@@ -101,8 +101,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         guard room > 0 else { return false }
         let claimed: [WebhookStore.Claimed]
         do {
-            claimed = try service.store.claim(at: service.clock.now(), lease: lease, limit: room, excluding: busy,
-                                              perAccount: perAccount)
+            claimed = try service.claimDue(lease: lease, limit: room, excluding: busy, perAccount: perAccount)
         } catch {
             log.error("webhooks: cannot lease deliveries: \(String(reflecting: error))", requestID: nil)
             return false
@@ -118,7 +117,7 @@ final class WebhookDispatcher: @unchecked Sendable {
             }
             lock.unlock()
             guard admitted else {
-                try? service.store.release(attempt)
+                try? service.release(attempt)
                 continue
             }
             started += 1
@@ -150,30 +149,16 @@ final class WebhookDispatcher: @unchecked Sendable {
         let started = DispatchTime.now()
         let outcome = send(attempt)
         let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000)
-        let now = service.clock.now()
         let succeeded = outcome.status.map { (200...299).contains($0) } ?? false
-        var next: Date?
-        var disable: WebhookEndpoint.DisabledReason?
-        if !succeeded {
-            if outcome.status == 410 {
-                disable = .gone
-            } else {
-                let retryAfter = outcome.status == 429 || outcome.status == 503 ? outcome.retryAfter : nil
-                let jitter = Double(service.random.bytes(4).reduce(0) { $0 << 8 | UInt32($1) }) / Double(UInt32.max)
-                next = schedule.delay(afterFailedAttempt: attempt.attempt, jitter: jitter, retryAfter: retryAfter)
-                    .map { now.addingTimeInterval($0) }
-            }
-        }
-        let error = outcome.error ?? (succeeded ? nil : outcome.status.map { "HTTP \($0)" })
         metrics?.increment("hosted_webhook_attempts_total", help: "Webhook delivery attempts, by result and the receiver's status class.",
                            labels: [("result", succeeded ? "succeeded" : "failed"),
                                     ("status_class", outcome.status.map { "\($0 / 100)xx" } ?? "none")])
-        let result = WebhookStore.Result(succeeded: succeeded, responseStatus: outcome.status, error: error,
-                                         durationMilliseconds: elapsed, nextAttemptAt: next, disable: disable)
+        var error = outcome.error ?? (succeeded ? nil : outcome.status.map { "HTTP \($0)" })
         do {
-            try service.store.complete(attempt, result, at: now, failingLimit: WebhookEndpoint.failingLimit)
-        } catch {
-            log.error("webhooks: cannot record \(attempt.id): \(String(reflecting: error))", requestID: nil)
+            error = try service.record(attempt, status: outcome.status, retryAfter: outcome.retryAfter, error: outcome.error,
+                                       durationMilliseconds: elapsed, schedule: schedule).error
+        } catch let failure {
+            log.error("webhooks: cannot record \(attempt.id): \(String(reflecting: failure))", requestID: nil)
         }
         if !succeeded {
             // Never the URL (it may hold a token) or any header: ids and the outcome only.
@@ -184,25 +169,23 @@ final class WebhookDispatcher: @unchecked Sendable {
 
     /// Checks the target again and sends the signed message.
     func send(_ attempt: WebhookStore.Claimed) -> PinnedHTTPClient.Outcome {
-        let target: WebhookStore.Target
+        let destination: (url: String, keys: [[UInt8]])
         do {
-            guard let found = try service.store.targets(endpointIDs: [attempt.endpointID], at: service.clock.now())[attempt.endpointID] else {
-                return .init(error: "endpoint deleted")
-            }
-            target = found
+            guard let found = try service.destination(of: attempt) else { return .init(error: "endpoint deleted") }
+            destination = found
         } catch {
             return .init(error: "database unavailable")
         }
         let checked: (WebhookURLPolicy.Target, address: [UInt8])
         do {
-            checked = try service.target(target.url)
+            checked = try service.target(destination.url)
         } catch {
             return .init(error: "address not allowed")
         }
-        let keys = service.keys(target.sealedSecrets, endpointID: target.endpointID)
+        let keys = destination.keys
         guard !keys.isEmpty else { return .init(error: "signing secret unavailable") }
         let body = Array(attempt.payload.utf8)
-        let timestamp = Int64(service.clock.now().timeIntervalSince1970)
+        let timestamp = service.timestamp()
         let headers = [
             ("Content-Type", "application/json"),
             ("webhook-id", attempt.eventID),
@@ -217,8 +200,7 @@ extension WebhookDispatcher {
     /// Every attempt due now, one after another on the calling thread (tests): returns how many.
     func deliverDueNow() -> Int {
         var done = 0
-        while let batch = try? service.store.claim(at: service.clock.now(), lease: lease, limit: maximumInFlight, excluding: [],
-                                                   perAccount: perAccount),
+        while let batch = try? service.claimDue(lease: lease, limit: maximumInFlight, excluding: [], perAccount: perAccount),
               !batch.isEmpty {
             for attempt in batch { deliver(attempt) }
             done += batch.count

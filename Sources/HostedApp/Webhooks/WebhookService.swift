@@ -79,6 +79,106 @@ struct WebhookService: Sendable {
         }
     }
 
+    // MARK: Endpoints as the API shows them
+
+    func endpoint(accountID: ObjectID, id: ObjectID) throws -> WebhookEndpoint {
+        guard let endpoint = try store.endpoint(accountID: accountID, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
+        return endpoint
+    }
+
+    func list(accountID: ObjectID, page: ListParameters) throws -> (endpoints: [WebhookEndpoint], hasMore: Bool) {
+        do {
+            return try store.list(accountID: accountID, limit: page.limit, startingAfter: page.startingAfter)
+        } catch is WebhookStore.UnknownCursor {
+            throw Self.unknownCursor("webhook endpoint")
+        }
+    }
+
+    /// What a `PATCH` changes (nil: left as it is). A new URL is checked like a new endpoint's.
+    struct Change {
+        var url: String?
+        var events: EventFilter?
+        /// Empty: the description is removed.
+        var description: String?
+        var status: WebhookEndpoint.Status?
+    }
+
+    func update(accountID: ObjectID, id: ObjectID, _ change: Change) throws -> WebhookEndpoint {
+        if let url = change.url { _ = try target(url) }
+        return try store.update(accountID: accountID, id: id, at: clock.now()) { endpoint in
+            if let url = change.url { endpoint.url = url }
+            if let filter = change.events { endpoint.events = filter }
+            if let description = change.description { endpoint.description = description.isEmpty ? nil : description }
+            if let status = change.status, status != endpoint.status {
+                endpoint.status = status
+                endpoint.disabledReason = status == .disabled ? .manual : nil
+            }
+        }
+    }
+
+    func delete(accountID: ObjectID, id: ObjectID) throws {
+        guard try store.delete(accountID: accountID, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
+    }
+
+    /// One page of an endpoint's delivery attempts, newest first; `startingAfter` a delivery id.
+    func deliveries(accountID: ObjectID, endpointID: ObjectID, limit: Int,
+                    startingAfter: String?) throws -> (deliveries: [WebhookStore.Delivery], hasMore: Bool) {
+        do {
+            return try store.deliveries(accountID: accountID, endpointID: endpointID, limit: limit, startingAfter: startingAfter)
+        } catch is WebhookStore.UnknownCursor {
+            throw Self.unknownCursor("webhook delivery of this endpoint")
+        }
+    }
+
+    static func unknownCursor(_ noun: String) -> DomainError {
+        .invalidRequest(detail: "starting_after is not a \(noun).", errors: [FieldError(field: "starting_after", message: "no such \(noun)")])
+    }
+
+    // MARK: Deliveries, for the dispatcher
+
+    /// Leases up to `limit` due attempts (see `WebhookStore.claim`).
+    func claimDue(lease: TimeInterval, limit: Int, excluding busy: [String], perAccount: Int) throws -> [WebhookStore.Claimed] {
+        try store.claim(at: clock.now(), lease: lease, limit: limit, excluding: busy, perAccount: perAccount)
+    }
+
+    /// Gives a leased attempt back, untried.
+    func release(_ attempt: WebhookStore.Claimed) throws { try store.release(attempt) }
+
+    /// Where an attempt goes now and the keys to sign it with; nil when the endpoint is gone.
+    func destination(of attempt: WebhookStore.Claimed) throws -> (url: String, keys: [[UInt8]])? {
+        guard let found = try store.targets(endpointIDs: [attempt.endpointID], at: clock.now())[attempt.endpointID] else { return nil }
+        return (found.url, keys(found.sealedSecrets, endpointID: found.endpointID))
+    }
+
+    /// Records an attempt's outcome: a failure is retried at `schedule`'s next delay (with
+    /// jitter, or the receiver's `Retry-After` after a 429 or 503); a 410 disables the endpoint.
+    /// Returns whether it succeeded and the error recorded.
+    func record(_ attempt: WebhookStore.Claimed, status: Int?, retryAfter: TimeInterval?, error: String?,
+                durationMilliseconds: Int64, schedule: RetrySchedule) throws -> (succeeded: Bool, error: String?) {
+        let now = clock.now()
+        let succeeded = status.map { (200...299).contains($0) } ?? false
+        var next: Date?
+        var disable: WebhookEndpoint.DisabledReason?
+        if !succeeded {
+            if status == 410 {
+                disable = .gone
+            } else {
+                let honoured = status == 429 || status == 503 ? retryAfter : nil
+                let jitter = Double(random.bytes(4).reduce(0) { $0 << 8 | UInt32($1) }) / Double(UInt32.max)
+                next = schedule.delay(afterFailedAttempt: attempt.attempt, jitter: jitter, retryAfter: honoured)
+                    .map { now.addingTimeInterval($0) }
+            }
+        }
+        let recorded = error ?? (succeeded ? nil : status.map { "HTTP \($0)" })
+        let result = WebhookStore.Result(succeeded: succeeded, responseStatus: status, error: recorded,
+                                         durationMilliseconds: durationMilliseconds, nextAttemptAt: next, disable: disable)
+        try store.complete(attempt, result, at: now, failingLimit: WebhookEndpoint.failingLimit)
+        return (succeeded, recorded)
+    }
+
+    /// Seconds since 1970 now (a message's `webhook-timestamp`).
+    func timestamp() -> Int64 { Int64(clock.now().timeIntervalSince1970) }
+
     /// The signing keys a sealed secret list holds (newest first); the ones that do not open
     /// (another service key) are left out.
     func keys(_ sealed: [String], endpointID: String) -> [[UInt8]] {

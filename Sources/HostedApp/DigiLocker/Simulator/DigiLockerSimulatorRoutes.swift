@@ -9,14 +9,9 @@ import HostedStorage
 /// and document endpoints serving a fixed test person. The dev default configuration points the
 /// provider here, so the whole redirect round trip runs on one machine.
 struct DigiLockerSimulatorRoutes {
-    let store: DigiLockerStore
+    let simulator: DigiLockerSimulator
     /// The client the simulator accepts and the redirect URI registered for it.
     let endpoints: DigiLockerEndpoints
-    let clock: any WallClock
-    let random: any RandomSource
-
-    static let codeLifetime: TimeInterval = 600
-    static let tokenLifetime: TimeInterval = 3600
 
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/sim/digilocker/authorize") { request, _ in
@@ -34,11 +29,7 @@ struct DigiLockerSimulatorRoutes {
             }
             var reply: [(String, String)]
             if form.first(where: { $0.name == "decision" })?.value == "allow" {
-                let code = BearerSecret(using: random)
-                let now = clock.now()
-                try store.insertSimulatorCode(codeHash: Digest.sha256Hex(code.value), clientID: grant.clientID,
-                                              redirectURI: grant.redirectURI, codeChallenge: grant.challenge,
-                                              at: now, expiresAt: now.addingTimeInterval(Self.codeLifetime))
+                let code = try simulator.issueCode(clientID: grant.clientID, redirectURI: grant.redirectURI, codeChallenge: grant.challenge)
                 reply = [("code", code.value)]
             } else {
                 reply = [("error", "access_denied"), ("error_description", "The user denied access.")]
@@ -99,7 +90,7 @@ struct DigiLockerSimulatorRoutes {
         else { return try oauthError(401, "invalid_client", "Client authentication failed.") }
         let code = field("code")
         guard !code.isEmpty, code.utf8.count <= 512,
-              let grant = try store.consumeSimulatorCode(codeHash: Digest.sha256Hex(code), at: clock.now())
+              let grant = try simulator.redeem(code: code)
         else { return try oauthError(400, "invalid_grant", "The code is unknown, expired or already used.") }
         guard grant.redirectURI == field("redirect_uri"), grant.clientID == field("client_id") else {
             return try oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request.")
@@ -107,11 +98,8 @@ struct DigiLockerSimulatorRoutes {
         guard PKCE.verify(verifier: field("code_verifier"), challenge: grant.codeChallenge) else {
             return try oauthError(400, "invalid_grant", "code_verifier does not match the code_challenge.")
         }
-        let token = BearerSecret(using: random)
-        let now = clock.now()
-        try store.insertSimulatorToken(tokenHash: Digest.sha256Hex(token.value), at: now,
-                                       expiresAt: now.addingTimeInterval(Self.tokenLifetime))
-        var response = try Response.json(TokenReply(access_token: token.value, expires_in: Int(Self.tokenLifetime)))
+        let token = try simulator.issueToken()
+        var response = try Response.json(TokenReply(access_token: token.value, expires_in: Int(DigiLockerSimulator.tokenLifetime)))
         response.headers.add("Cache-Control", "no-store")
         return response
     }
@@ -131,7 +119,7 @@ struct DigiLockerSimulatorRoutes {
     private func authorized(_ request: Request, _ body: () throws -> Response) throws -> Response {
         let header = request.headers["Authorization"] ?? ""
         guard header.hasPrefix("Bearer "), let token = BearerSecret(presented: String(header.dropFirst(7))),
-              try store.simulatorTokenIsLive(tokenHash: Digest.sha256Hex(token.value), at: clock.now())
+              try simulator.isLive(token: token)
         else { return try oauthError(401, "invalid_token", "The access token is missing, unknown or expired.") }
         return try body()
     }

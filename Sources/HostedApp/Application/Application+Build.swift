@@ -1,0 +1,119 @@
+import Foundation
+import HostedCore
+import HostedCrypto
+import HostedHTTP
+import HostedImaging
+import HostedOutbound
+import HostedStorage
+
+/// Opens the store, applies pending migrations (when `migrate` is true) and builds the routes:
+/// the shared parts first (`Foundations`), then one factory per feature, each registering its
+/// routes behind the middleware it needs.
+public func buildApplication(configuration: Configuration, migrate: Bool = true,
+                             log: any ServerLog = StandardErrorLog(),
+                             clock: any WallClock = SystemWallClock(),
+                             random: any RandomSource = SecureRandom()) throws -> Application {
+    // The key first: a node that would run without one must not touch the database at all.
+    let secretKey = try SecretKey.load(configuration, random: random)
+    let database = try configuration.database.open(poolSize: configuration.databasePoolSize)
+    let migrator = try Migrator(dialect: database.dialect)
+    if migrate { try migrator.migrate(database, clock: clock) }
+    let base = Foundations(configuration: configuration, database: database, secretKey: secretKey, clock: clock, random: random, log: log)
+
+    var routes = Router.Builder()
+    let draining = DrainFlag()
+    base.registerOperations(migrator: migrator, draining: draining, in: &routes)
+    let messaging = base.makeMessaging()
+    let signIn = base.makeSignIn(messaging: messaging)
+    let verifications = base.makeVerifications()
+    let journey = try base.makeJourney(signIn: signIn)
+    let decisions = DecisionService(verifications: base.verifications, notes: ReviewNoteStore(database: database), clock: clock, random: random)
+    let webhooks = base.makeWebhooks()
+    routes.group(base.apiKeys) { routes in
+        AccountRoutes().register(in: &routes)
+        WorkflowRoutes(guards: base.guards, service: WorkflowService(workflows: base.workflows, clock: clock,
+                                                                    devMode: configuration.devMode)).register(in: &routes)
+        ReturnURLRoutes(guards: base.guards, registry: base.registry).register(in: &routes)
+        VerificationRoutes(guards: base.guards, service: verifications.service, reads: verifications).register(in: &routes)
+        ArtifactRoutes(guards: base.guards, service: verifications.service).register(in: &routes)
+        HandoffRoutes(guards: base.guards, signIn: signIn).register(in: &routes)
+        EventRoutes(guards: base.guards, service: EventService(verifications: base.verifications, events: base.events)).register(in: &routes)
+        DecisionRoutes(guards: base.guards, decisions: decisions, reads: verifications).register(in: &routes)
+        WebhookRoutes(guards: base.guards, service: webhooks.service, wake: { base.changes.publish(WebhookStore.wakeKey) })
+            .register(in: &routes)
+    }
+    JourneyRoutes(signIn: signIn, files: base.files, publicDirectory: configuration.publicDirectory, publicURL: configuration.publicURL,
+                  trustedProxies: base.trustedProxies, cookies: base.cookies).register(in: &routes)
+    base.registerJourneyAPI(journey: journey, signIn: signIn, messaging: messaging, in: &routes)
+    let console = ConsoleService(operators: base.operators, rateLimits: base.rateLimits, secretKey: secretKey,
+                                 publicURL: configuration.publicURL, clock: clock, random: random)
+    try base.registerConsole(console, decisions: decisions, in: &routes)
+    if configuration.devMode { base.registerDev(in: &routes) }
+    let router = routes.build()
+    return Application(configuration: configuration, database: database, migrator: migrator, accounts: base.accounts,
+                       metrics: base.metrics, console: console,
+                       responder: ErrorBoundary(next: router, log: log), log: log, longPoll: base.longPoll, routeTable: router.table,
+                       changes: base.changes, background: messaging.background, webhooks: webhooks.dispatcher, draining: draining,
+                       decodes: journey.decodes, repeatedCreates: verifications.repeats)
+}
+
+/// What every feature is built from: the configuration, the store and its change feed, the
+/// stores more than one feature reads, the clock, randomness, log and metrics.
+struct Foundations {
+    let configuration: Configuration
+    let database: any Database
+    let secretKey: SecretKey
+    let clock: any WallClock
+    let random: any RandomSource
+    let log: any ServerLog
+    let metrics = Metrics()
+    let changes: any ChangeFeed
+    let longPoll: LongPoll
+    let accounts: AccountService
+    let apiKeys: APIKeyAuthentication
+    let guards: APIGuards
+    let policy: ReturnURLPolicy
+    let registry: ReturnURLRegistry
+    let workflows: WorkflowStore
+    let returnURLs: ReturnURLStore
+    let events: EventStore
+    let verifications: VerificationStore
+    let artifacts: ArtifactStore
+    let rateLimits: RateLimitStore
+    let operators: OperatorStore
+    let files: StaticFiles
+    let cookies: JourneyCookies
+    let trustedProxies: TrustedProxies
+
+    init(configuration: Configuration, database: any Database, secretKey: SecretKey, clock: any WallClock, random: any RandomSource,
+         log: any ServerLog) {
+        self.configuration = configuration
+        self.database = database
+        self.secretKey = secretKey
+        self.clock = clock
+        self.random = random
+        self.log = log
+        changes = switch configuration.database {
+        case .postgres(let url): PostgresChangeFeed(url: url, database: database)
+        case .sqlite: LocalChangeFeed()
+        }
+        longPoll = LongPoll(feed: changes, limitPerOwner: configuration.maximumLongPolls)
+        accounts = AccountService(database: database, clock: clock, random: random)
+        apiKeys = APIKeyAuthentication(accounts: accounts)
+        guards = APIGuards(idempotency: IdempotencyStore(database: database), clock: clock)
+        policy = ReturnURLPolicy(devMode: configuration.devMode)
+        workflows = WorkflowStore(database: database)
+        returnURLs = ReturnURLStore(database: database)
+        registry = ReturnURLRegistry(store: returnURLs, policy: policy, random: random, clock: clock)
+        events = EventStore(database: database, random: random)
+        verifications = VerificationStore(database: database, changes: changes, events: events, clock: clock)
+        artifacts = ArtifactStore(database: database)
+        rateLimits = RateLimitStore(database: database)
+        operators = OperatorStore(database: database)
+        files = StaticFiles(root: configuration.publicDirectory)
+        cookies = JourneyCookies(publicURL: configuration.publicURL)
+        trustedProxies = TrustedProxies(configuration.trustedProxies)
+        ServiceMetrics.registerGauges(metrics, database: database, queues: QueueStatisticsStore(database: database), longPoll: longPoll,
+                                      clock: clock)
+    }
+}
