@@ -81,10 +81,10 @@ struct SignInService: Sendable {
     /// (expired, used, unknown, another verification's, canceled): no oracle.
     func exchange(verificationID: ObjectID, secret text: String) throws -> BearerSecret? {
         guard let secret = BearerSecret(presented: text) else { return nil }
-        guard let returnURL = try store.consumeHandoff(secretHash: Digest.sha256Hex(secret.value),
-                                                       verificationID: verificationID, at: clock.now())
-        else { return nil }
-        return try startSession(verificationID: verificationID, returnURL: returnURL, method: .handoff)
+        // The handoff is burnt in the session's transaction: both happen, or neither does.
+        return try startSession(verificationID: verificationID, method: .handoff) { connection, now in
+            try store.consumeHandoff(secretHash: Digest.sha256Hex(secret.value), verificationID: verificationID, at: now, on: connection)
+        }
     }
 
     // MARK: SMS codes
@@ -176,15 +176,28 @@ struct SignInService: Sendable {
 
     /// A fresh session token at every sign-in; the first sign-in moves the verification to `in_progress`.
     func startSession(verificationID: ObjectID, returnURL: String?, method: SignInMethod) throws -> BearerSecret? {
+        try startSession(verificationID: verificationID, method: method) { _, _ in .some(returnURL) }
+    }
+
+    /// Starts a session for an open verification in one transaction with `claim` (which burns
+    /// the credential signed in with and gives the visit's return URL, or nil when the credential
+    /// is not good): the claim, the session and the `signed_in` event commit together, so a
+    /// failure anywhere leaves the credential unused. Nil when the claim or the verification
+    /// refuses.
+    func startSession(verificationID: ObjectID, method: SignInMethod,
+                      claim: (DatabaseConnection, Date) throws -> String??) throws -> BearerSecret? {
         guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else { return nil }
         let now = clock.now()
         let token = BearerSecret(using: random)
-        try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: returnURL,
-                                at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime), method: method)
-        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current in
+        var started = false
+        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current, connection in
+            guard !current.status.isClosed, let returnURL = try claim(connection, now) else { return }
+            try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: returnURL,
+                                    at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime), method: method, on: connection)
             try current.apply(.signedIn(method: method), at: now, by: .journey)
+            started = true
         }
-        return token
+        return started ? token : nil
     }
 
     /// The live session behind a cookie token, for an open verification.

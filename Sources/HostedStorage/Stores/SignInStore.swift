@@ -38,12 +38,14 @@ public struct SignInStore: Sendable {
     /// Consumes the handoff with this secret hash for this verification, if it is unused,
     /// unrevoked and unexpired: exactly one concurrent caller gets its return URL back (as
     /// `.some`), everyone else nil.
-    public func consumeHandoff(secretHash: String, verificationID: ObjectID, at time: Date) throws -> String?? {
-        let rows = try database.query("""
+    public func consumeHandoff(secretHash: String, verificationID: ObjectID, at time: Date,
+                               on connection: DatabaseConnection? = nil) throws -> String?? {
+        let statement: SQL = """
             UPDATE handoffs SET used_at = \(time)
             WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(time)
             RETURNING return_url
-            """)
+            """
+        let rows = try connection.map { try $0.query(statement) } ?? database.query(statement)
         guard let row = rows.first else { return nil }
         return .some(try row.optionalString("return_url"))
     }
@@ -51,11 +53,12 @@ public struct SignInStore: Sendable {
     // MARK: Sessions
 
     public func insertSession(tokenHash: String, verificationID: ObjectID, returnURL: String?, at time: Date, expiresAt: Date,
-                              method: SignInMethod? = nil) throws {
-        try database.query("""
+                              method: SignInMethod? = nil, on connection: DatabaseConnection? = nil) throws {
+        let statement: SQL = """
             INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at, method)
             VALUES (\(tokenHash), \(verificationID.rawValue), \(returnURL), \(time), \(expiresAt), \(method?.rawValue))
-            """)
+            """
+        _ = try connection.map { try $0.query(statement) } ?? database.query(statement)
     }
 
     /// A live session: its verification, the visit's return URL, and whether it is a second
