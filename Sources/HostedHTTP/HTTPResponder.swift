@@ -1,4 +1,5 @@
 import Foundation
+import HostedObservability
 import Synchronization
 
 /// Per-request facts every handler may use, and what middleware learned on the way (the
@@ -72,16 +73,6 @@ final class RouteNote: Sendable {
 /// A typed slot in `RequestContext`, e.g. `enum AuthenticatedAccount: ContextKey { typealias Value = Account }`.
 public protocol ContextKey {
     associatedtype Value: Sendable
-}
-
-/// The request's view of the server log: every line names the request.
-public struct RequestLog: Sendable {
-    public let requestID: String
-    let sink: (any ServerLog)?
-
-    public func error(_ message: String) {
-        sink?.error(message, requestID: requestID)
-    }
 }
 
 /// Turns a request into a response. Called on the server's worker threads, so it may block on

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import HostedCore
 import Foundation
+import HostedObservability
 
 /// Serves an `HTTPResponder` over libmicrohttpd: an internal pool of worker threads using
 /// poll(2) (the shim says why not epoll), keep-alive, a connection timeout, a deadline for each

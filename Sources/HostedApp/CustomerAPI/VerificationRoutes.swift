@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// `/v1/verifications`: create (idempotent per user and workflow), read (ETag, long-poll, rate
