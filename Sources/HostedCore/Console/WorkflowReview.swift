@@ -18,36 +18,3 @@ public struct WorkflowReview: Equatable, Sendable {
         return WorkflowReview(approvalsRequired: count)
     }
 }
-
-/// Why a reviewer rejected a verification: the codes the console offers (DESIGN.md).
-public enum RejectionReason: String, Sendable, CaseIterable {
-    case documentUnclear = "document_unclear"
-    case faceMismatch = "face_mismatch"
-    case premisesMismatch = "premises_mismatch"
-    case suspectedFraud = "suspected_fraud"
-    case other
-}
-
-/// What a reviewer did to a verification without deciding it, recorded as a
-/// `verification.review_note` event (`data.kind`).
-public enum ReviewAction: String, Sendable {
-    /// Opened its artifacts (the detail screen).
-    case viewed
-    /// Wrote an internal note (its text is kept apart from the event, and erased by redaction).
-    case note
-}
-
-/// Internal notes: free text for the review team, never shown to the user or the API.
-public enum ReviewNoteRules {
-    public static let maximumLength = 2000
-
-    /// The note trimmed, or nil when it is empty, too long or holds a control character other
-    /// than a line break or tab.
-    public static func validated(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= maximumLength,
-              !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" && $0 != "\r" })
-        else { return nil }
-        return trimmed
-    }
-}
