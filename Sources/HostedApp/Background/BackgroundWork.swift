@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HostedCore
-import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// The work every `serve` process does besides answering requests: sending queued SMS, and
