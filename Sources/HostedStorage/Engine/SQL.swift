@@ -26,15 +26,6 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         bindings = []
     }
 
-    /// Constant text that numbers its own placeholders, with their values: for a statement
-    /// whose text is built once and run often. A placeholder may appear more than once
-    /// (`$2 … $2`); PostgreSQL and SQLite (which binds `$n` by name) both bind every occurrence.
-    /// The placeholders must first appear in order, `$1` before `$2`.
-    public init(unsafeSQL text: String, bindings: [SQLValue]) {
-        self.text = text
-        self.bindings = bindings
-    }
-
     /// A template's text with its values for one call (`Template.bind`): the only way in for
     /// text that has placeholders of its own, so none is ever numbered by hand.
     fileprivate init(template text: String, bindings: [SQLValue]) {
