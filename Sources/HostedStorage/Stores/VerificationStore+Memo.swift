@@ -56,7 +56,7 @@ final class VerificationDecoding: @unchecked Sendable {
 
 extension VerificationStore {
     /// The names in `columns`, in order.
-    static let columnNames: [String] = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    static let columnNames: [String] = columns.split(separator: ",").map { name in name.trimmingCharacters(in: .whitespacesAndNewlines) }
 
     /// Before a read of verification `id` (nil: found by something else), for `decoded`.
     func readTicket(for id: ObjectID?) -> ReadMemo<VerificationDecoding.Decoded>.Ticket {

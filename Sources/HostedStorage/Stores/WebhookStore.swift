@@ -300,10 +300,10 @@ public struct WebhookStore: Sendable {
         } else {
             rows = try database.query(statement)
         }
-        return try rows.map {
-            Claimed(id: try $0.string("id"), endpointID: try $0.string("endpoint_id"), accountID: try $0.string("account_id"),
-                    eventID: try $0.string("event_id"), eventType: try $0.string("event_type"), attempt: Int(try $0.int("attempt")),
-                    payload: try $0.string("payload"), claimedUntil: try $0.int("claimed_until"))
+        return try rows.map { row in
+            Claimed(id: try row.string("id"), endpointID: try row.string("endpoint_id"), accountID: try row.string("account_id"),
+                    eventID: try row.string("event_id"), eventType: try row.string("event_type"), attempt: Int(try row.int("attempt")),
+                    payload: try row.string("payload"), claimedUntil: try row.int("claimed_until"))
         }
     }
 
@@ -460,7 +460,7 @@ public struct WebhookStore: Sendable {
     static func delivery(from row: Row) throws -> Delivery {
         Delivery(id: try row.string("id"), endpointID: try row.string("endpoint_id"), eventID: try row.string("event_id"),
                  eventType: try row.string("event_type"), attempt: Int(try row.int("attempt")), status: try row.string("status"),
-                 responseStatus: try row.optionalInt("response_status").map { Int($0) }, error: try row.optionalString("error"),
+                 responseStatus: try row.optionalInt("response_status").map { status in Int(status) }, error: try row.optionalString("error"),
                  durationMilliseconds: try row.optionalInt("duration_ms"), createdAt: try row.date("created_at"),
                  nextAttemptAt: try row.optionalDate("next_attempt_at"))
     }
