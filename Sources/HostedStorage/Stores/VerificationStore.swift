@@ -10,8 +10,8 @@ public struct VerificationStore: Sendable {
     private let changes: any ChangeFeed
     let events: EventStore
     let clock: any WallClock
-    /// Decoded verifications of recent reads (`VerificationStore+Memo.swift`), dropped when the
-    /// change feed says one changed.
+    /// Decoded verifications of recent reads (`VerificationDecoding`, `VerificationStore+Memo.swift`),
+    /// dropped when the change feed says one changed.
     let decoding: VerificationDecoding
 
     public init(database: any Database, changes: any ChangeFeed, events: EventStore? = nil,
