@@ -125,7 +125,7 @@ import Testing
                 let script = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"
                 #expect(try Subprocess("/usr/bin/env", ["python3", "-c", script, path, sql]).wait() == 0)
             case .postgres:
-                try app.application.database.query(SQL(unsafeSQL: sql, bindings: []))
+                try app.application.database.query(SQL(unsafeSQL: sql))
             }
         }
     }
