@@ -9,9 +9,7 @@ import Testing
 /// The hostile tester's findings, each proved on the application: what is refused before a body
 /// is read, what one client may hold, and where a secret could have been kept in clear.
 @Suite struct HardeningTests {
-    static let origin = "https://verify.example.com"
-
-    struct Fixture {
+    struct Fixture: AccountFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let verificationID: String
@@ -36,18 +34,18 @@ import Testing
         let f = try Fixture(store)
         defer { f.close() }
         let upload = "/j/\(f.verificationID)/api/steps/selfie/images"
-        let session = f.app.journeySession(verificationID: f.verificationID, auth: f.auth, origin: Self.origin)
+        let session = f.app.journeySession(verificationID: f.verificationID, auth: f.auth)
         #expect(!session.isEmpty)
         let cookie = ("Cookie", "hosted_session=\(session)")
         #expect(f.app.admit("POST", upload) == 403)                                        // no Origin
-        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin)]) == 401)   // no session
-        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin), ("Cookie", "hosted_session=forged")]) == 401)
+        #expect(f.app.admit("POST", upload, headers: [("Origin", TestApplication.origin)]) == 401)   // no session
+        #expect(f.app.admit("POST", upload, headers: [("Origin", TestApplication.origin), ("Cookie", "hosted_session=forged")]) == 401)
         #expect(f.app.admit("POST", upload, headers: [("Origin", "https://evil.example"), cookie]) == 403)
-        #expect(f.app.admit("POST", "/j/ver_nope/api/steps/selfie/images", headers: [("Origin", Self.origin), cookie]) == 401)
-        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin), cookie]) == nil)
+        #expect(f.app.admit("POST", "/j/ver_nope/api/steps/selfie/images", headers: [("Origin", TestApplication.origin), cookie]) == 401)
+        #expect(f.app.admit("POST", upload, headers: [("Origin", TestApplication.origin), cookie]) == nil)
         // Sign-in calls need the page's origin before their (small) body is read.
         #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp") == 403)
-        #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", Self.origin)]) == nil)
+        #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", TestApplication.origin)]) == nil)
     }
 
     @Test(arguments: Store.allCases)
@@ -158,7 +156,7 @@ import Testing
         for secret in secrets { #expect(!(try f.app.storedBytes()).contains(text: secret), "a secret is stored") }
         // The replaced secret stops working; the fresh one signs in, once.
         let exchange = { (secret: String) in
-            f.app.request("POST", "/j/\(f.verificationID)/api/session", headers: [("Origin", Self.origin)], body: #"{"handoff":"\#(secret)"}"#)
+            f.app.journey("POST", f.verificationID, "/api/session", body: #"{"handoff":"\#(secret)"}"#)
         }
         #expect(exchange(secrets[0]).status == 401)
         #expect(exchange(secrets[1]).status == 200)
@@ -199,7 +197,7 @@ import Testing
         }
     }
 
-    struct SMSFixture {
+    struct SMSFixture: AccountFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let clock = ManualClock()
@@ -221,13 +219,11 @@ import Testing
         }
 
         func verification(user: String, mobile: String) -> String {
-            app.json(app.request("POST", "/v1/verifications", headers: auth,
-                                 body: #"{"user_id":"\#(user)","workflow":"kyc","mobile":"\#(mobile)"}"#))["id"] as? String ?? ""
+            json(post("/v1/verifications", #"{"user_id":"\#(user)","workflow":"kyc","mobile":"\#(mobile)"}"#))["id"] as? String ?? ""
         }
 
         func askCode(_ id: String, _ mobile: String, from address: String) -> Int {
-            app.request("POST", "/j/\(id)/api/otp", headers: [("Origin", HardeningTests.origin), ("X-Forwarded-For", address)],
-                        body: #"{"mobile":"\#(mobile)"}"#).status
+            app.journey("POST", id, "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, headers: [("X-Forwarded-For", address)]).status
         }
 
         func outbox(_ mobile: String) -> Int {
@@ -362,17 +358,15 @@ import Testing
         let created = f.app.request("POST", "/v1/verifications", headers: f.auth,
                                     body: #"{"user_id":"u2","workflow":"quick","mobile":"+919876543210","return_url":"https://app.example.com/done"}"#)
         let id = try #require(f.app.json(created)["id"] as? String)
-        let session = f.app.journeySession(verificationID: id, auth: f.auth, origin: Self.origin)
-        let journey = { (method: String, path: String, body: String) in
-            f.app.request(method, "/j/\(id)/api\(path)", headers: [("Origin", Self.origin), ("Cookie", "hosted_session=\(session)")], body: body)
-        }
-        #expect(f.app.json(journey("GET", "/state", ""))["return_url"] as? String == "https://app.example.com/done")
+        let session = f.app.journeySession(verificationID: id, auth: f.auth)
+        #expect(f.app.json(f.app.journey("GET", id, "/api/state", session: session))["return_url"] as? String == "https://app.example.com/done")
         #expect(f.app.request("DELETE", "/v1/return_urls/\(returnURLID)", headers: f.auth).status == 200)
-        let state = f.app.json(journey("GET", "/state", ""))
+        let state = f.app.json(f.app.journey("GET", id, "/api/state", session: session))
         #expect(state["status"] as? String == "in_progress")
         #expect(state["return_url"] == nil || state["return_url"] is NSNull)
-        #expect(journey("POST", "/steps/profile/profile", #"{"full_name":"Asha Rao","date_of_birth":"1990-01-01"}"#).status == 200)
-        let submitted = journey("POST", "/submit", "")
+        #expect(f.app.journey("POST", id, "/api/steps/profile/profile", body: #"{"full_name":"Asha Rao","date_of_birth":"1990-01-01"}"#,
+                              session: session).status == 200)
+        let submitted = f.app.journey("POST", id, "/api/submit", session: session)
         #expect(submitted.status == 200)
         #expect(f.app.json(submitted)["redirect_url"] is NSNull)
     }
@@ -385,11 +379,10 @@ import Testing
         var statuses: [Int] = []
         for index in 0..<21 {
             let id = f.verification(user: "spoof\(index)", mobile: "+14155550\(100 + index)")
-            let response = f.app.request("POST", "/j/\(id)/api/otp", headers: [
-                ("Origin", Self.origin),
+            let response = f.app.journey("POST", id, "/api/otp", body: #"{"mobile":"+14155550\#(100 + index)"}"#, headers: [
                 ("X-Forwarded-For", "10.9.\(index).1, 10.8.\(index).2"),  // what the client sent, different each time
                 ("X-Forwarded-For", "198.51.100.77"),                      // what the trusted proxy appended
-            ], body: #"{"mobile":"+14155550\#(100 + index)"}"#)
+            ])
             statuses.append(response.status)
         }
         #expect(statuses.prefix(20).allSatisfy { $0 == 202 })

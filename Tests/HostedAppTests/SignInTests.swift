@@ -9,10 +9,9 @@ import Testing
 
 /// Handoffs, journey sessions and SMS codes through the application, on SQLite and PostgreSQL.
 @Suite struct SignInTests {
-    static let origin = "https://verify.example.com"
 
     /// An app (dev mode, https public URL) with one account, a workflow and one verification.
-    struct Fixture {
+    struct Fixture: JourneyFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let clock: ManualClock
@@ -34,29 +33,19 @@ import Testing
         }
 
         func mint(_ body: String = "{}") -> Response {
-            app.request("POST", "/v1/verifications/\(verificationID)/handoffs", headers: auth, body: body)
+            post("/v1/verifications/\(verificationID)/handoffs", body)
         }
 
         /// The secret from a freshly minted handoff's URL fragment.
         func secret() throws -> String {
-            let url = try #require(app.json(mint())["url"] as? String)
-            return String(try #require(url.split(separator: "#").last).dropFirst("handoff=".count))
+            try #require(app.handoffSecret(verificationID: verificationID, auth: auth))
         }
 
-        func journey(_ method: String, _ path: String, body: String = "", cookie: String? = nil,
-                     origin: String? = SignInTests.origin, forwardedFor: String? = nil, id: String? = nil) -> Response {
-            var headers: [(String, String)] = []
-            if let forwardedFor { headers.append(("X-Forwarded-For", forwardedFor)) }
-            if let origin { headers.append(("Origin", origin)) }
-            if let cookie { headers.append(("Cookie", "hosted_session=\(cookie)")) }
-            return app.request(method, "/j/\(id ?? verificationID)\(path)", headers: headers, body: body)
-        }
-
-        func exchange(_ secret: String, origin: String? = SignInTests.origin) -> Response {
+        func exchange(_ secret: String, origin: String? = TestApplication.origin) -> Response {
             journey("POST", "/api/session", body: #"{"handoff":"\#(secret)"}"#, origin: origin)
         }
 
-        func status() -> String? { app.json(app.request("GET", "/v1/verifications/\(verificationID)", headers: auth))["status"] as? String }
+        func status() -> String? { json(get("/v1/verifications/\(verificationID)"))["status"] as? String }
 
         /// The dev outbox once the queued messages are sent (the background work, run here).
         func outbox() -> [String] {
@@ -67,11 +56,6 @@ import Testing
         func latestCode() throws -> String { String(try #require(outbox().first).prefix(6)) }
 
         func close() { app.close() }
-    }
-
-    static func cookieValue(_ response: Response) -> String? {
-        guard let header = response.headers["Set-Cookie"], header.hasPrefix("hosted_session=") else { return nil }
-        return String(header.dropFirst("hosted_session=".count).prefix { $0 != ";" })
     }
 
     @Test(arguments: Store.allCases)
@@ -152,11 +136,11 @@ import Testing
         let cookie = try #require(first.headers["Set-Cookie"])
         #expect(cookie.contains("Path=/j/\(f.verificationID)"))
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure"))
-        let token = try #require(Self.cookieValue(first))
+        let token = try #require(first.cookie("hosted_session"))
         #expect(token != secret)
         #expect(f.status() == "in_progress")
 
-        let state = f.journey("GET", "/api/state", cookie: token)
+        let state = f.journey("GET", "/api/state", session: token)
         #expect(state.status == 200)
         #expect(f.app.json(state)["status"] as? String == "in_progress")
         #expect(!String(decoding: state.body, as: UTF8.self).contains("9876543210"))
@@ -224,10 +208,10 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        let token = try #require(Self.cookieValue(f.exchange(try f.secret())))
-        #expect(f.journey("GET", "/api/state", cookie: token).status == 200)
+        let token = try #require(f.exchange(try f.secret()).cookie("hosted_session"))
+        #expect(f.journey("GET", "/api/state", session: token).status == 200)
         _ = f.app.request("POST", "/v1/verifications/\(f.verificationID)/cancel", headers: f.auth)
-        #expect(f.journey("GET", "/api/state", cookie: token).status == 401)
+        #expect(f.journey("GET", "/api/state", session: token).status == 401)
     }
 
     @Test(arguments: Store.allCases)
@@ -251,7 +235,7 @@ import Testing
         }
         let verified = f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(code)"}"#)
         #expect(verified.status == 200)
-        #expect(Self.cookieValue(verified) != nil)
+        #expect(verified.cookie("hosted_session") != nil)
         #expect(f.status() == "in_progress")
         #expect(f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(code)"}"#).status == 401)
     }
@@ -318,7 +302,7 @@ import Testing
         let f = try Fixture(store, trustedProxies: ["127.0.0.1"])
         defer { f.close() }
         func ask(_ mobile: String, from address: String) -> Int {
-            f.journey("POST", "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, forwardedFor: address).status
+            f.journey("POST", "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, headers: [("X-Forwarded-For", address)]).status
         }
         for index in 0..<5 { #expect(ask("+1415555\(1000 + index)", from: "198.51.100.7") == 202) }
         for round in 1...6 {
@@ -340,7 +324,7 @@ import Testing
         let f = try Fixture(store, trustedProxies: ["127.0.0.1"])
         defer { f.close() }
         func ask(_ mobile: String, from address: String) -> Response {
-            f.journey("POST", "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, forwardedFor: address)
+            f.journey("POST", "/api/otp", body: #"{"mobile":"\#(mobile)"}"#, headers: [("X-Forwarded-For", address)])
         }
         func expectSame(_ right: Response, _ wrong: Response, status: Int) {
             let headers = { (response: Response) in
@@ -376,17 +360,14 @@ import Testing
         let former = "+919876543210", current = "+918765401234"
         #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"\#(former)"}"#).status == 202)
         let signedIn = f.journey("POST", "/api/otp/verify", body: #"{"code":"\#(try f.latestCode())"}"#)
-        let cookie = try #require(Self.cookieValue(signedIn))
+        let cookie = try #require(signedIn.cookie("hosted_session"))
         #expect(f.app.request("PATCH", "/v1/verifications/\(f.verificationID)", headers: f.auth,
                               body: #"{"mobile":"\#(current)"}"#).status == 200)
         f.clock.advance(by: 31)
         #expect(f.journey("POST", "/api/otp", body: #"{"mobile":"\#(current)"}"#).status == 202)
-        func journey(_ path: String, _ body: [UInt8], _ type: String = "application/json") -> Int {
-            f.app.journeyPost(f.verificationID, path, cookie: cookie, origin: Self.origin, body: body, contentType: type)
-        }
-        #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)
-        #expect(journey("/steps/selfie/complete", []) == 200)
-        #expect(journey("/submit", []) == 200)
+        #expect(f.journey("POST", "/api/steps/selfie/images", body: ConsoleTests.photo, contentType: "image/jpeg", session: cookie).status == 201)
+        #expect(f.journey("POST", "/api/steps/selfie/complete", session: cookie).status == 200)
+        #expect(f.journey("POST", "/api/submit", session: cookie).status == 200)
         #expect(f.app.request("POST", "/v1/verifications/\(f.verificationID)/decision", headers: f.auth,
                               body: #"{"decision":"rejected","reason":"other"}"#).status == 200)
         f.app.application.runBackgroundWork()
@@ -417,8 +398,8 @@ import Testing
             let id = f.app.json(f.app.request("POST", "/v1/verifications", headers: f.auth,
                                               body: #"{"user_id":"ip\#(index)","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String
             // A different number each time, so only the per-address budget is shared.
-            statuses.append(f.journey("POST", "/api/otp", body: #"{"mobile":"+1415555\#(1000 + index)"}"#,
-                                      forwardedFor: "198.51.100.7", id: id).status)
+            statuses.append(f.app.journey("POST", id ?? f.verificationID, "/api/otp", body: #"{"mobile":"+1415555\#(1000 + index)"}"#,
+                                          headers: [("X-Forwarded-For", "198.51.100.7")]).status)
         }
         #expect(statuses.prefix(20).allSatisfy { $0 == 202 })
         #expect(statuses.last == 429)
@@ -426,7 +407,8 @@ import Testing
         // address is the client and the budget is shared.
         let id = f.app.json(f.app.request("POST", "/v1/verifications", headers: f.auth,
                                           body: #"{"user_id":"ip-other","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String
-        let fresh = f.journey("POST", "/api/otp", body: #"{"mobile":"+14155559999"}"#, forwardedFor: "192.0.2.99", id: id)
+        let fresh = f.app.journey("POST", id ?? f.verificationID, "/api/otp", body: #"{"mobile":"+14155559999"}"#,
+                                  headers: [("X-Forwarded-For", "192.0.2.99")])
         #expect(fresh.status == (trustProxy ? 202 : 429))
     }
 
