@@ -27,7 +27,7 @@ public struct VerificationStore: Sendable {
 
     static let columns = """
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
-        created_at, updated_at, submitted_at, decided_at, decision, revision, decision_reason,
+        created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
         expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals
         """
 
@@ -278,7 +278,7 @@ public struct VerificationStore: Sendable {
             let head = ChainHead(after: sealed, or: last)
             let update: SQL = """
                 UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
-                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
+                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
                     expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
                     approvals = \(try JSONColumn.encode(verification.approvals)),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
@@ -319,7 +319,7 @@ public struct VerificationStore: Sendable {
         [.text(v.id.rawValue), .text(v.accountID.rawValue), .text(v.userID), .text(v.workflowKey),
          .integer(Int64(v.workflowVersion)), .text(v.status.rawValue), .text(v.mobile), .optionalText(v.returnURL),
          .text(try JSONColumn.encode(v.metadata)), .text(try JSONColumn.encode(v.steps)), .date(v.createdAt),
-         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .optionalText(v.decision), .integer(v.revision),
+         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .integer(v.revision),
          .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
          .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
          .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals))]
