@@ -41,7 +41,7 @@ public struct VerificationStore: Sendable {
             let insert: SQL = """
                 INSERT INTO verifications (\(unsafeSQL: Self.columns), event_sequence, event_hash)
                 VALUES (\(values: try Self.values(verification)), \(head?.sequence ?? 0), \(head?.hash))
-                ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
+                ON CONFLICT (account_id, user_id, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
                 RETURNING id
                 """
             let inserted: Bool
@@ -117,7 +117,7 @@ public struct VerificationStore: Sendable {
     private static let openTemplate: SQL.Template<OpenParameter> = """
         SELECT \(unsafeSQL: columns) FROM verifications
         WHERE account_id = \(parameter: .accountID) AND user_id = \(parameter: .userID) AND workflow_key = \(parameter: .workflowKey)
-          AND status NOT IN ('canceled', 'expired')
+          AND \(unsafeSQL: VerificationStatus.holdsUserSlotSQL)
         """
 
     private enum OpenParameter: Hashable, Sendable {
