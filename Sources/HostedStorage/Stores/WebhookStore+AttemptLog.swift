@@ -10,7 +10,7 @@ extension WebhookStore {
         public let eventID: String
         public let eventType: String
         public let attempt: Int
-        public let status: String
+        public let status: WebhookDeliveryStatus
         public let responseStatus: Int?
         public let error: String?
         public let durationMilliseconds: Int64?
@@ -56,7 +56,7 @@ extension WebhookStore {
 
     static func delivery(from row: Row) throws -> Delivery {
         Delivery(id: try row.string("id"), endpointID: try row.string("endpoint_id"), eventID: try row.string("event_id"),
-                 eventType: try row.string("event_type"), attempt: Int(try row.int("attempt")), status: try row.string("status"),
+                 eventType: try row.string("event_type"), attempt: Int(try row.int("attempt")), status: WebhookDeliveryStatus(rawValue: try row.string("status")) ?? .failed,
                  responseStatus: try row.optionalInt("response_status").map { status in Int(status) }, error: try row.optionalString("error"),
                  durationMilliseconds: try row.optionalInt("duration_ms"), createdAt: try row.date("created_at"),
                  nextAttemptAt: try row.optionalDate("next_attempt_at"))

@@ -38,15 +38,15 @@ extension WebhookStore {
                          FROM (SELECT d.id, d.account_id, d.next_attempt_at,
                                       row_number() OVER (PARTITION BY d.account_id ORDER BY d.next_attempt_at, d.id) AS turn
                                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                               WHERE d.status = 'pending' AND d.next_attempt_at <= \(now)
-                                 AND (d.claimed_until IS NULL OR d.claimed_until <= \(now)) AND w.status = 'enabled' \(exclusion)) free
+                               WHERE d.status = \(WebhookDeliveryStatus.pending.rawValue) AND d.next_attempt_at <= \(now)
+                                 AND (d.claimed_until IS NULL OR d.claimed_until <= \(now)) AND w.status = \(WebhookEndpoint.Status.enabled.rawValue) \(exclusion)) free
                          LEFT JOIN (SELECT account_id, count(*) AS n FROM webhook_deliveries
-                                    WHERE status = 'pending' AND next_attempt_at <= \(now) AND claimed_until > \(now)
+                                    WHERE status = \(WebhookDeliveryStatus.pending.rawValue) AND next_attempt_at <= \(now) AND claimed_until > \(now)
                                     GROUP BY account_id) leased ON leased.account_id = free.account_id
                          WHERE free.turn + COALESCE(leased.n, 0) <= \(Int64(perAccount))
                          ORDER BY free.turn, free.next_attempt_at, free.id
                          LIMIT \(Int64(limit)))
-              AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= \(now))
+              AND status = \(WebhookDeliveryStatus.pending.rawValue) AND (claimed_until IS NULL OR claimed_until <= \(now))
             RETURNING id, endpoint_id, account_id, event_id, event_type, attempt, payload, claimed_until
             """
         let rows: [Row]
@@ -69,7 +69,7 @@ extension WebhookStore {
     public func release(_ claimed: Claimed) throws {
         try database.query("""
             UPDATE webhook_deliveries SET claimed_until = NULL
-            WHERE id = \(claimed.id) AND status = 'pending' AND claimed_until = \(claimed.claimedUntil)
+            WHERE id = \(claimed.id) AND status = \(WebhookDeliveryStatus.pending.rawValue) AND claimed_until = \(claimed.claimedUntil)
             """)
     }
 
@@ -102,9 +102,9 @@ extension WebhookStore {
     public func complete(_ claimed: Claimed, _ result: Result, at time: Date, failingLimit: TimeInterval) throws -> Bool {
         try database.transaction { connection in
             guard !(try connection.query("""
-                UPDATE webhook_deliveries SET status = \(result.succeeded ? "succeeded" : "failed"), response_status = \(result.responseStatus.map(Int64.init)),
+                UPDATE webhook_deliveries SET status = \((result.succeeded ? WebhookDeliveryStatus.succeeded : .failed).rawValue), response_status = \(result.responseStatus.map(Int64.init)),
                     error = \(result.error), duration_ms = \(result.durationMilliseconds), next_attempt_at = \(result.nextAttemptAt), claimed_until = NULL
-                WHERE id = \(claimed.id) AND status = 'pending' AND claimed_until = \(claimed.claimedUntil)
+                WHERE id = \(claimed.id) AND status = \(WebhookDeliveryStatus.pending.rawValue) AND claimed_until = \(claimed.claimedUntil)
                 RETURNING id
                 """)).isEmpty
             else { return false }
@@ -112,14 +112,14 @@ extension WebhookStore {
                 try connection.query("""
                     INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, attempt, status, payload, created_at, next_attempt_at)
                     VALUES (\(unsafeSQL: Self.deliveryIDExpression(database.dialect)), \(claimed.endpointID), \(claimed.accountID), \(claimed.eventID),
-                            \(claimed.eventType), \(Int64(claimed.attempt + 1)), 'pending', \(claimed.payload), \(time), \(next))
+                            \(claimed.eventType), \(Int64(claimed.attempt + 1)), \(WebhookDeliveryStatus.pending.rawValue), \(claimed.payload), \(time), \(next))
                     """)
             }
             if result.succeeded {
                 try connection.query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = \(claimed.endpointID) AND failing_since IS NOT NULL")
             } else if let reason = result.disable {
                 try connection.query("""
-                    UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = \(reason.rawValue), updated_at = \(time)
+                    UPDATE webhook_endpoints SET status = \(WebhookEndpoint.Status.disabled.rawValue), disabled_reason = \(reason.rawValue), updated_at = \(time)
                     WHERE id = \(claimed.endpointID)
                     """)
             } else {
@@ -129,8 +129,8 @@ extension WebhookStore {
                     WHERE id = \(claimed.endpointID)
                     """)
                 try connection.query("""
-                    UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', updated_at = \(time)
-                    WHERE id = \(claimed.endpointID) AND status = 'enabled' AND failing_since <= \(limit)
+                    UPDATE webhook_endpoints SET status = \(WebhookEndpoint.Status.disabled.rawValue), disabled_reason = \(WebhookEndpoint.DisabledReason.failing.rawValue), updated_at = \(time)
+                    WHERE id = \(claimed.endpointID) AND status = \(WebhookEndpoint.Status.enabled.rawValue) AND failing_since <= \(limit)
                     """)
             }
             return true
@@ -139,6 +139,6 @@ extension WebhookStore {
 
     /// Attempts waiting (due or not), for metrics and tests.
     public func pendingCount() throws -> Int {
-        Int(try database.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'")[0].int("n"))
+        Int(try database.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = \(WebhookDeliveryStatus.pending.rawValue)")[0].int("n"))
     }
 }

@@ -19,10 +19,10 @@ extension WebhookStore {
     static func outbox(for event: Event, payload: String) -> SQL {
         """
         INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, attempt, status, payload, created_at, next_attempt_at)
-        SELECT \(unsafeSQL: deliveryIDExpression(.sqlite)), w.id, w.account_id, \(event.id.rawValue), \(event.type), 1, 'pending',
+        SELECT \(unsafeSQL: deliveryIDExpression(.sqlite)), w.id, w.account_id, \(event.id.rawValue), \(event.type), 1, \(WebhookDeliveryStatus.pending.rawValue),
                \(payload), \(event.createdAt), \(event.createdAt)
         FROM webhook_endpoints w
-        WHERE w.account_id = \(event.accountID.rawValue) AND w.status = 'enabled'
+        WHERE w.account_id = \(event.accountID.rawValue) AND w.status = \(WebhookEndpoint.Status.enabled.rawValue)
           AND EXISTS (SELECT 1 FROM webhook_endpoint_events f
                       WHERE f.endpoint_id = w.id AND f.event_type IN (\(event.type), '*', 'verification.*'))
         RETURNING id
@@ -38,7 +38,7 @@ extension WebhookStore {
         try database.query("""
             INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, attempt, status, payload, created_at, next_attempt_at)
             VALUES (\(unsafeSQL: Self.deliveryIDExpression(database.dialect)), \(endpointID.rawValue), \(accountID.rawValue),
-                    \(eventID.rawValue), \(type), 1, 'pending', \(payload), \(time), \(time))
+                    \(eventID.rawValue), \(type), 1, \(WebhookDeliveryStatus.pending.rawValue), \(payload), \(time), \(time))
             """)
     }
 
@@ -56,7 +56,7 @@ extension WebhookStore {
                 FROM events e JOIN verifications v ON v.id = e.verification_id
                 WHERE e.account_id = \(accountID.rawValue) AND e.created_at >= \(since)
                   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                                  WHERE d.endpoint_id = \(endpointID.rawValue) AND d.event_id = e.id AND d.status IN ('succeeded', 'pending'))
+                                  WHERE d.endpoint_id = \(endpointID.rawValue) AND d.event_id = e.id AND d.status IN (\(WebhookDeliveryStatus.succeeded.rawValue), \(WebhookDeliveryStatus.pending.rawValue)))
                 ORDER BY e.created_at, e.verification_id, e.sequence
                 LIMIT 10000
                 """)
@@ -71,7 +71,7 @@ extension WebhookStore {
                 try connection.query("""
                     INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, attempt, status, payload, created_at, next_attempt_at)
                     VALUES (\(unsafeSQL: Self.deliveryIDExpression(database.dialect)), \(endpointID.rawValue), \(accountID.rawValue),
-                            \(event.id.rawValue), \(event.type), \(attempt), 'pending', \(payload(event, status)), \(time), \(time))
+                            \(event.id.rawValue), \(event.type), \(attempt), \(WebhookDeliveryStatus.pending.rawValue), \(payload(event, status)), \(time), \(time))
                     """)
                 queued += 1
             }
