@@ -69,7 +69,7 @@ final class BackgroundWork: @unchecked Sendable {
     func sweep(_ now: Date) {
         do {
             while try verifications.expireDue(at: now, limit: Self.batch) == Self.batch {}
-            while try verifications.redactDue(at: now, limit: Self.batch) == Self.batch {}
+            while try verifications.redactDue(at: now, limit: Self.batch, { try $0.apply(.redacted, at: now, by: .system) }) == Self.batch {}
             _ = try pruning.prune(at: now)
         } catch {
             log.error("sweep: \(String(reflecting: error))", requestID: nil)

@@ -120,6 +120,13 @@ extension Verification {
         }
     }
 
+    /// The lifecycle's own move, made before anything else happens to a verification at `time`
+    /// (every change and every read of the store goes through it): past its time, a verification
+    /// that is still being worked on is expired, by the system.
+    public mutating func settle(at time: Date) throws(DomainError) {
+        if isDueToExpire(at: time) { try apply(.expired, at: time, by: .system) }
+    }
+
     /// Whether reads must show it expired at `time`: open, not yet submitted, past `expiresAt`.
     public func isDueToExpire(at time: Date) -> Bool {
         status.isEditable && expiresAt <= time

@@ -267,7 +267,7 @@ public struct VerificationStore: Sendable {
             // however many processes wait for the row.
             let last = try ChainHead(row)
             // Past its time, it is expired before anything else happens to it.
-            if verification.isDueToExpire(at: time) { try verification.apply(.expired, at: time, by: .system) }
+            try verification.settle(at: time)
             try change(&verification, connection)
             let sealed = events.seal(verification.takeUnwrittenEvents(), to: verification, after: last, at: time)
             guard verification != before || !sealed.isEmpty else { return verification }
