@@ -21,6 +21,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case stepsIncomplete = "steps_incomplete"
     case tooManyImages = "too_many_images"
     case imageInvalid = "image_invalid"
+    /// Completing a step whose workflow requires passing photos while one fails.
+    case captureQuality = "capture_quality"
     // Idempotency and handoffs
     case idempotencyKeyInUse = "idempotency_key_in_use"
     case idempotencyKeyReused = "idempotency_key_reused"

@@ -5,9 +5,10 @@ public struct StepInput: Sendable, Decodable {
     public let min: Int?
     public let max: Int?
     public let documents: [String]?
+    public let quality: String?
 
     /// The keys a step object may have: any other is refused, as at the top level of a body.
-    public static let fields: Set<String> = ["type", "id", "min", "max", "documents"]
+    public static let fields: Set<String> = ["type", "id", "min", "max", "documents", "quality"]
 
     /// Field errors of one step.
     struct Errors: Error {
@@ -52,7 +53,16 @@ public struct StepInput: Sendable, Decodable {
         if type != .digilocker && self.documents != nil {
             errors.append(FieldError(field: "\(field).documents", message: "only digilocker takes documents"))
         }
+        var quality: CaptureQualityMode?
+        if let raw = self.quality {
+            quality = CaptureQualityMode(rawValue: raw)
+            if ![.selfie, .premisesPhotos, .document].contains(type) {
+                errors.append(FieldError(field: "\(field).quality", message: "only selfie, premises_photos and document take quality"))
+            } else if quality == nil {
+                errors.append(FieldError(field: "\(field).quality", message: "must be guide or require"))
+            }
+        }
         guard errors.isEmpty else { throw Errors(errors: errors) }
-        return WorkflowStep(id: id, type: type, min: min, max: max, documents: documents)
+        return WorkflowStep(id: id, type: type, min: min, max: max, documents: documents, quality: quality)
     }
 }

@@ -7,18 +7,25 @@ public struct StepState: Equatable, Sendable, Codable {
     public var completedAt: Date?
     /// Ids of the artifacts captured for this step, in capture order.
     public var artifacts: [String]
+    /// Every photo uploaded for this step, retakes' predecessors included (`superseded`).
+    public var captures: [Capture]
+    /// Photos uploaded for this step so far (the next one is attempt `attempts + 1`).
+    public var attempts: Int
 
-    public init(id: String, type: StepType, completedAt: Date? = nil, artifacts: [String] = []) {
+    public init(id: String, type: StepType, completedAt: Date? = nil, artifacts: [String] = [], captures: [Capture] = [],
+                attempts: Int = 0) {
         self.id = id
         self.type = type
         self.completedAt = completedAt
         self.artifacts = artifacts
+        self.captures = captures
+        self.attempts = attempts
     }
 
     /// `pending` or `completed`, as the API and the journey page show it.
     public var statusName: String { completedAt == nil ? "pending" : "completed" }
 
-    enum CodingKeys: String, CodingKey { case id, type, completedAt, artifacts }
+    enum CodingKeys: String, CodingKey { case id, type, completedAt, artifacts, captures, attempts }
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -27,5 +34,8 @@ public struct StepState: Equatable, Sendable, Codable {
         completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt)
         // Rows written before steps had artifacts have none.
         artifacts = try container.decodeIfPresent([String].self, forKey: .artifacts) ?? []
+        // Rows written before the capture checks have no captures.
+        captures = try container.decodeIfPresent([Capture].self, forKey: .captures) ?? []
+        attempts = try container.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
     }
 }

@@ -7,12 +7,19 @@ public struct WorkflowStep: Equatable, Sendable, Codable {
     public let max: Int?
     /// `digilocker` only: the documents requested.
     public let documents: [String]?
+    /// Photo steps only: what a failed capture check means (nil: `guide`).
+    public let quality: CaptureQualityMode?
 
-    public init(id: String, type: StepType, min: Int? = nil, max: Int? = nil, documents: [String]? = nil) {
+    public init(id: String, type: StepType, min: Int? = nil, max: Int? = nil, documents: [String]? = nil,
+                quality: CaptureQualityMode? = nil) {
         self.id = id
         self.type = type
         self.min = min
         self.max = max
         self.documents = documents
+        self.quality = quality
     }
+
+    /// What a failed capture check means for this step.
+    public var qualityMode: CaptureQualityMode { quality ?? .guide }
 }

@@ -13,17 +13,22 @@ public final class DecodeQueue: @unchecked Sendable {
     public typealias Completion = @Sendable (Result<NormalizedImage, ImageRejected>) -> Void
 
     public let normalizer: any ImageNormalizer
+    /// Measures the stored copy for the capture checks, on the same thread, when asked.
+    public let measurer: VipsPhotoMeasurer?
     /// Decodes run at once.
     public let threads: Int
     /// Uploads that may wait for a thread.
     public let capacity: Int
 
     private let condition = NSCondition()
-    private var waiting: [(bytes: [UInt8], completion: Completion)] = []
+    /// Each job decodes (and measures) and returns what delivers its result, which runs after
+    /// the decode's memory is handed back.
+    private var waiting: [@Sendable () -> @Sendable () -> Void] = []
     private var stopped = false
 
-    public init(normalizer: any ImageNormalizer, threads: Int = 2, capacity: Int = 16) {
+    public init(normalizer: any ImageNormalizer, measurer: VipsPhotoMeasurer? = nil, threads: Int = 2, capacity: Int = 16) {
         self.normalizer = normalizer
+        self.measurer = measurer
         self.threads = max(1, threads)
         self.capacity = max(0, capacity)
         for index in 0..<self.threads {
@@ -38,10 +43,35 @@ public final class DecodeQueue: @unchecked Sendable {
     /// Decodes `bytes` on one of the queue's threads and calls `completion` there; false (and
     /// nothing run) when `capacity` uploads are already waiting or the queue is stopped.
     public func submit(_ bytes: [UInt8], completion: @escaping Completion) -> Bool {
+        let normalizer = self.normalizer
+        return enqueue {
+            let result = Result { () throws(ImageRejected) in try normalizer.normalize(bytes) }
+            return { completion(result) }
+        }
+    }
+
+    /// What a measured decode gives: the stored copy, and its measures (nil when measuring failed
+    /// or there is no measurer).
+    public typealias MeasuredCompletion = @Sendable (Result<(NormalizedImage, PhotoMeasures?), ImageRejected>) -> Void
+
+    /// As `submit`, and measures the stored copy for the capture checks on the same thread
+    /// (faces only when `detectingFaces`).
+    public func submitMeasured(_ bytes: [UInt8], detectingFaces: Bool, completion: @escaping MeasuredCompletion) -> Bool {
+        let normalizer = self.normalizer, measurer = self.measurer
+        return enqueue {
+            let result = Result { () throws(ImageRejected) in
+                let image = try normalizer.normalize(bytes)
+                return (image, measurer?.measure(image.bytes, detectingFaces: detectingFaces))
+            }
+            return { completion(result) }
+        }
+    }
+
+    private func enqueue(_ job: @escaping @Sendable () -> @Sendable () -> Void) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopped, waiting.count < capacity else { return false }
-        waiting.append((bytes, completion))
+        waiting.append(job)
         condition.signal()
         return true
     }
@@ -55,23 +85,22 @@ public final class DecodeQueue: @unchecked Sendable {
     }
 
     private func run() {
-        while let (bytes, completion) = next() {
-            let result = Result { () throws(ImageRejected) in try normalizer.normalize(bytes) }
+        while let job = next() {
+            let deliver = job()
             // The decode's buffers are freed by now: hand their pages back (see the shim).
             hosted_release_free_memory()
-            completion(result)
+            deliver()
         }
     }
 
     /// The next upload to decode, waiting for one; nil once stopped and drained.
-    private func next() -> ([UInt8], Completion)? {
+    private func next() -> (@Sendable () -> @Sendable () -> Void)? {
         condition.lock()
         defer { condition.unlock() }
         while waiting.isEmpty {
             if stopped { return nil }
             condition.wait()
         }
-        let job = waiting.removeFirst()
-        return (job.bytes, job.completion)
+        return waiting.removeFirst()
     }
 }

@@ -153,7 +153,12 @@ import Testing
         let other = try f.app.application.accounts.createAccount(name: "Other")
         #expect(f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(kept)",
                               headers: [("Authorization", "Bearer \(other.secret.value)")]).status == 404)
-        #expect(f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(first)", headers: f.auth).status == 404)
+        // The retaken photo stays for the reviewer, superseded (issue 39), until redaction.
+        #expect(f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(first)", headers: f.auth).status == 200)
+        let captures = try #require(shop["captures"] as? [[String: Any]])
+        #expect(captures.filter { $0["superseded"] as? Bool == true }.map { $0["id"] as? String } == [first])
+        #expect(captures.filter { $0["superseded"] as? Bool == false }.compactMap { $0["id"] as? String } == shop["artifacts"] as? [String])
+        #expect(captures.allSatisfy { $0["captured_at"] is String && $0["content_type"] as? String == "image/jpeg" })
     }
 
     @Test(arguments: Store.allCases)

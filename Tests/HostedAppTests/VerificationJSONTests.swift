@@ -26,6 +26,18 @@ import Testing
         var v = sample(returnURL: "https://app.example.com/done", metadata: [:], completed: true)
         let at = Date(unixMilliseconds: 1_795_000_123_999)
         v.steps[0].artifacts = ["art_1", "art_\"2\""]
+        v.steps[0].captures = [
+            Capture(id: "art_0", contentType: "image/jpeg", capturedAt: at.addingTimeInterval(-5),
+                    quality: CaptureQuality(reasons: [.tooDark, .noFace], brightness: 0.0812, sharpness: 3.25, faces: 0, face: nil,
+                                            attempt: 1),
+                    superseded: true, hash: 42),
+            Capture(id: "art_1", contentType: "image/jpeg", capturedAt: at.addingTimeInterval(-1),
+                    quality: CaptureQuality(reasons: [], brightness: 0.4312, sharpness: 123.5, faces: 1,
+                                            face: FaceBox(x: 310, y: 220, width: 480, height: 480, score: 1.52), attempt: 2,
+                                            acceptedByUser: false)),
+            Capture(id: "art_\"2\"", contentType: "image/png", capturedAt: at, quality: nil),
+        ]
+        v.steps[0].attempts = 3
         v.submittedAt = at
         v.decidedAt = at.addingTimeInterval(1)
         v.status = .approved
@@ -64,19 +76,40 @@ import Testing
 /// on its own: the oracle the writer is checked against. Null members are part of the shape, so
 /// they are encoded explicitly.
 struct DocumentedVerification: Encodable {
+    struct Face: Encodable { let x: Int, y: Int, width: Int, height: Int }
+    struct Scores: Encodable { let brightness: Double, sharpness: Double, faces: Int }
+    struct Quality: Encodable {
+        let passed: Bool, reasons: [String], scores: Scores, attempt: Int, face: Face?, accepted_by_user: Bool
+    }
+    struct CaptureShape: Encodable {
+        let id: String, content_type: String, captured_at: String, quality: Quality?, superseded: Bool
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(content_type, forKey: .content_type)
+            try c.encode(captured_at, forKey: .captured_at)
+            try c.encode(quality, forKey: .quality)
+            try c.encode(superseded, forKey: .superseded)
+        }
+
+        enum CodingKeys: String, CodingKey { case id, content_type, captured_at, quality, superseded }
+    }
+
     struct Step: Encodable {
-        let id: String, type: String, status: String, completed_at: String?, artifacts: [String]
+        let id: String, type: String, status: String, completed_at: String?, artifacts: [String], captures: [CaptureShape]
 
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(artifacts, forKey: .artifacts)
+            try c.encode(captures, forKey: .captures)
             try c.encode(id, forKey: .id)
             try c.encode(type, forKey: .type)
             try c.encode(status, forKey: .status)
             try c.encode(completed_at, forKey: .completed_at)
         }
 
-        enum CodingKeys: String, CodingKey { case artifacts, id, type, status, completed_at }
+        enum CodingKeys: String, CodingKey { case artifacts, captures, id, type, status, completed_at }
     }
 
     let object = "verification"
@@ -98,7 +131,16 @@ struct DocumentedVerification: Encodable {
         mobile_last4 = v.redactedAt == nil ? String(v.mobile.suffix(4)) : nil
         steps = v.steps.map {
             Step(id: $0.id, type: $0.type.rawValue, status: $0.completedAt == nil ? "pending" : "completed",
-                 completed_at: time($0.completedAt), artifacts: $0.artifacts)
+                 completed_at: time($0.completedAt), artifacts: $0.artifacts, captures: $0.captures.map { capture in
+                     CaptureShape(id: capture.id, content_type: capture.contentType, captured_at: RFC3339.format(capture.capturedAt),
+                                  quality: capture.quality.map { q in
+                                      Quality(passed: q.reasons.isEmpty, reasons: q.reasons.map(\.rawValue),
+                                              scores: Scores(brightness: q.brightness, sharpness: q.sharpness, faces: q.faces),
+                                              attempt: q.attempt,
+                                              face: q.face.map { Face(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                                              accepted_by_user: q.acceptedByUser)
+                                  }, superseded: capture.superseded)
+                 })
         }
         metadata = v.metadata
         created_at = time(v.createdAt)

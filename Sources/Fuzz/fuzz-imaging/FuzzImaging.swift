@@ -35,7 +35,9 @@ func fuzzImaging(_ bytes: [UInt8]) {
               "measures out of range: \(measures)")
     fuzzCheck(measures.width == image.width && measures.height == image.height, "measured \(measures.width)x\(measures.height)")
     for step in [StepType.selfie, .premisesPhotos] {
-        _ = CaptureChecks.reasons(for: measures, step: step, earlierHashes: [0, .max])
+        let reasons = CaptureChecks.reasons(for: measures, step: step, earlierHashes: [0, .max])
+        let quality = CaptureQuality(measures, step: step, attempt: 1, earlierHashes: [0, .max])
+        fuzzCheck(quality.reasons == reasons && quality.faces <= measures.faces.count, "the verdict differs from the checks")
     }
 }
 

@@ -71,7 +71,8 @@ extension Foundations {
 
     /// The journey's steps, with the threads photos are decoded on.
     func makeJourney(signIn: SignInService) throws -> (service: JourneyService, decodes: DecodeQueue) {
-        let decodes = DecodeQueue(normalizer: try VipsImageNormalizer(), threads: configuration.decodeThreads,
+        let decodes = DecodeQueue(normalizer: try VipsImageNormalizer(), measurer: try VipsPhotoMeasurer(),
+                                  threads: configuration.decodeThreads,
                                   capacity: configuration.decodeQueueCapacity)
         return (JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts, decodes: decodes,
                                returnURLs: registry, clock: clock, random: random), decodes)

@@ -70,63 +70,12 @@ struct JourneyService: Sendable {
         }
     }
 
-    /// How many images the step takes; not found when it is no image step of this verification.
-    func imageBounds(of stepID: String, in verification: Verification) throws -> ClosedRange<Int> {
-        guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else { throw DomainError.notFound(what: "step") }
-        return bounds
-    }
-
-    /// Decodes an upload on the decode queue and calls `completion` there with the image, or the
-    /// error the client is told; false (nothing started) when the queue is full.
-    func decode(_ bytes: [UInt8], completion: @escaping @Sendable (Result<NormalizedImage, DomainError>) -> Void) -> Bool {
-        // Decoded and re-encoded before anything is stored: what is kept is the photo's pixels,
-        // never the uploaded file (EXIF position, trailing HTML, a header with no image).
-        decodes.submit(bytes) { result in
-            completion(result.mapError { _ in
-                DomainError.invalidRequest(detail: "The file must be an undamaged JPEG or PNG photo of at most 8 MB and 50 megapixels "
-                                               + "(16 if progressive or interlaced), 8 bits per colour.", code: .imageInvalid)
-            })
-        }
-    }
-
-    /// Adds one decoded image to an image step; returns the artifact id and count.
-    func addImage(_ image: NormalizedImage, to verification: Verification, stepID: String,
-                  bounds: ClosedRange<Int>) throws -> (ObjectID, count: Int) {
-        let id = ObjectID(.artifact, using: random)
-        var count = 0
-        _ = try changeStep(verification, stepID) { step, current, connection in
-            guard step.artifacts.count < bounds.upperBound else {
-                throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: .tooManyImages)
-            }
-            try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
-                                 content: image.bytes, at: clock.now(), on: connection)
-            step.artifacts.append(id.rawValue)
-            count = step.artifacts.count
-        }
-        return (id, count)
-    }
-
-    /// Removes an image (a retake) from a step not yet completed.
-    func removeImage(_ verification: Verification, stepID: String, artifactID: String) throws {
-        _ = try changeStep(verification, stepID) { step, current, connection in
-            guard step.artifacts.contains(artifactID) else { throw DomainError.notFound(what: "image") }
-            try artifacts.delete(id: artifactID, verificationID: current.id, on: connection)
-            step.artifacts.removeAll { $0 == artifactID }
-        }
-    }
-
-    /// Completes an image step whose image count is within its bounds.
-    func completeStep(_ verification: Verification, stepID: String) throws -> Verification {
-        guard let bounds = Self.imageBounds(try definition(of: stepID, in: verification)) else {
-            throw DomainError.conflict(detail: "This step is completed by its own form.", code: .stepIncomplete)
-        }
-        return try changeStep(verification, stepID) { step, _, _ in
-            guard bounds.contains(step.artifacts.count) else {
-                throw DomainError.invalidRequest(detail: "This step needs \(bounds.lowerBound) to \(bounds.upperBound) image(s).",
-                                                 code: .stepIncomplete)
-            }
-            step.completedAt = clock.now()
-        }
+    /// An image step's type and how many images it takes; not found when it is no image step of
+    /// this verification.
+    func imageStep(_ stepID: String, in verification: Verification) throws -> (StepType, bounds: ClosedRange<Int>) {
+        let step = try definition(of: stepID, in: verification)
+        guard let bounds = Self.imageBounds(step) else { throw DomainError.notFound(what: "step") }
+        return (step.type, bounds)
     }
 
     /// Submits a verification whose every step is complete.

@@ -27,14 +27,16 @@ struct JourneyStepRoutes {
         routes.addDeferrable("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
             let (_, verification) = try context.journey()
             let stepID = context.parameters["step"] ?? ""
-            let bounds = try service.imageBounds(of: stepID, in: verification)
+            let (type, bounds) = try service.imageStep(stepID, in: verification)
             let log = context.log
             return Reply.eventually { settle in
-                let queued = service.decode(request.body) { decoded in
+                let queued = service.decode(request.body, for: type) { decoded in
                     settle(.onWorker {
                         do {
-                            let (id, count) = try service.addImage(decoded.get(), to: verification, stepID: stepID, bounds: bounds)
-                            return try .ready(.json(ImageAdded(artifact_id: id.rawValue, count: count), status: 201))
+                            let (image, measures) = try decoded.get()
+                            let (id, count, quality) = try service.addImage(image, measures: measures, to: verification, stepID: stepID,
+                                                                            bounds: bounds)
+                            return .ready(Self.imageAdded(id, count: count, quality: quality))
                         } catch {
                             return .ready(ErrorBoundary.problem(for: error, log: log).response)
                         }
@@ -48,9 +50,12 @@ struct JourneyStepRoutes {
             try service.removeImage(verification, stepID: context.parameters["step"] ?? "", artifactID: context.parameters["artifact"] ?? "")
             return Response(status: 204)
         }
-        routes.add("POST", "/j/{id}/api/steps/{step}/complete") { request, context in
+        routes.add("POST", "/j/{id}/api/steps/{step}/complete", bodyLimit: 1024) { request, context in
             let (session, verification) = try context.journey()
-            let updated = try service.completeStep(verification, stepID: context.parameters["step"] ?? "")
+            var body = try JSONObject(body: request.body)
+            let keepAnyway = body.bool("keep_anyway") ?? false
+            try body.finish()
+            let updated = try service.completeStep(verification, stepID: context.parameters["step"] ?? "", keepAnyway: keepAnyway)
             return try .json(service.state(of: updated, session: session))
         }
         routes.add("POST", "/j/{id}/api/submit") { request, context in
@@ -66,9 +71,13 @@ struct JourneyStepRoutes {
     static let decodesBusy = DomainError.unavailable(detail: "Too many photos are being processed; try again in a few seconds.",
                                                      code: .serverBusy, retryAfterSeconds: 2)
 
-    private struct ImageAdded: Encodable {
-        let artifact_id: String
-        let count: Int
+    /// The upload's answer: the artifact, the step's image count and the checks' verdict.
+    static func imageAdded(_ id: ObjectID, count: Int, quality: CaptureQuality?) -> Response {
+        var object = JSONText.Object()
+        object.string("artifact_id", id.rawValue)
+        object.int("count", count)
+        if let quality { object.object("quality") { APIObjects.write(quality, to: &$0) } }
+        return .json(bytes: object.finish(), status: 201)
     }
 
     private struct Submitted: Encodable {

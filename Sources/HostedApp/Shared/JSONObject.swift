@@ -52,6 +52,16 @@ public struct JSONObject {
         return text
     }
 
+    public mutating func bool(_ key: String) -> Bool? {
+        known.append(key)
+        guard let raw = present(key) else { return nil }
+        guard case .bool(let value) = raw else {
+            errors.append(FieldError(field: key, message: "must be true or false", code: .wrongType))
+            return nil
+        }
+        return value
+    }
+
     public mutating func int(_ key: String) -> Int? {
         known.append(key)
         guard let raw = present(key) else { return nil }

@@ -96,6 +96,7 @@ enum APIObjects {
             o.string("status", v.status.rawValue)
             o.objects("steps", v.steps) { s, step in
                 s.strings("artifacts", step.artifacts)
+                s.objects("captures", step.captures) { c, capture in APIObjects.write(capture, to: &c) }
                 s.timestamp("completed_at", step.completedAt)
                 s.string("id", step.id)
                 s.string("status", step.statusName)
@@ -107,6 +108,36 @@ enum APIObjects {
             o.string("user_id", v.redactedAt == nil ? v.userID : nil)
             o.string("workflow", v.workflowKey)
             o.int("workflow_version", v.workflowVersion)
+        }
+    }
+
+    /// A capture as the API shows it (members sorted).
+    static func write(_ capture: Capture, to o: inout JSONText.Object) {
+        o.timestamp("captured_at", capture.capturedAt)
+        o.string("content_type", capture.contentType)
+        o.string("id", capture.id)
+        if let quality = capture.quality { o.object("quality") { write(quality, to: &$0) } } else { o.raw("quality", "null") }
+        o.bool("superseded", capture.superseded)
+    }
+
+    /// The capture checks' verdict, as the upload answers it and the API shows it (members sorted).
+    static func write(_ quality: CaptureQuality, to o: inout JSONText.Object) {
+        o.bool("accepted_by_user", quality.acceptedByUser)
+        o.int("attempt", quality.attempt)
+        if let face = quality.face {
+            o.object("face") { f in
+                f.int("height", face.height)
+                f.int("width", face.width)
+                f.int("x", face.x)
+                f.int("y", face.y)
+            }
+        }
+        o.bool("passed", quality.passed)
+        o.strings("reasons", quality.reasons.map(\.rawValue))
+        o.object("scores") { s in
+            s.number("brightness", quality.brightness)
+            s.int("faces", quality.faces)
+            s.number("sharpness", quality.sharpness)
         }
     }
 }

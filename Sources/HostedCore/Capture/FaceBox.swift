@@ -1,5 +1,5 @@
 /// A face found in a photo, in pixels of the stored photo, with the detector's score.
-public struct FaceBox: Sendable, Equatable {
+public struct FaceBox: Sendable, Equatable, Codable {
     public var x: Int
     public var y: Int
     public var width: Int

@@ -162,6 +162,14 @@ public enum JSONText {
             bytes = inner.finish()
         }
 
+        /// A nested object, written by `write` into this object's buffer.
+        public mutating func object(_ name: StaticString, _ write: (inout Object) -> Void) {
+            key(name)
+            var inner = Object(continuing: &bytes)
+            write(&inner)
+            bytes = inner.finish()
+        }
+
         /// An array of objects, each written by `write` into this object's buffer.
         public mutating func objects<S: Sequence>(_ name: StaticString, _ items: S,
                                                   _ write: (inout Object, S.Element) -> Void) {
@@ -189,6 +197,20 @@ public enum JSONText {
         public mutating func int(_ name: StaticString, _ value: Int) {
             key(name)
             JSONText.appendInt(value, to: &bytes)
+        }
+
+        /// A number rounded to 4 decimals (`null` if it is not finite: JSON has no NaN).
+        public mutating func number(_ name: StaticString, _ value: Double) {
+            key(name)
+            guard value.isFinite else { return bytes.append(contentsOf: "null".utf8) }
+            let rounded = (value * 10_000).rounded() / 10_000
+            bytes.append(contentsOf: (rounded == rounded.rounded() && abs(rounded) < 1e15
+                                      ? String(Int64(rounded)) : String(rounded)).utf8)
+        }
+
+        public mutating func bool(_ name: StaticString, _ value: Bool) {
+            key(name)
+            bytes.append(contentsOf: (value ? "true" : "false").utf8)
         }
 
         /// A member whose value is already JSON text.
