@@ -15,6 +15,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case verificationClosed = "verification_closed"
     case verificationNotSubmitted = "verification_not_submitted"
     case verificationNotTerminal = "verification_not_terminal"
+    case resubmissionLimitReached = "resubmission_limit_reached"
     case artifactRedacted = "artifact_redacted"
     case stepIncomplete = "step_incomplete"
     case stepCompleted = "step_completed"

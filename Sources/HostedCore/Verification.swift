@@ -39,6 +39,12 @@ public struct Verification: Equatable, Sendable {
     public let approvalsRequired: Int
     /// Who has approved so far without deciding (`EventActor.reference`), in order.
     public internal(set) var approvals: [String]
+    /// How many times a reviewer asked for steps again.
+    public internal(set) var resubmissions: Int
+    /// The latest request's reason code, and its message to the user (personal data: erased by
+    /// redaction, never in an event).
+    public internal(set) var resubmissionReason: String?
+    public internal(set) var resubmissionMessage: String?
     /// Events the status machine recorded and the store has not written yet (written in the
     /// transaction of the change, then cleared).
     public internal(set) var unwrittenEvents: [EventDraft] = []
@@ -48,7 +54,8 @@ public struct Verification: Equatable, Sendable {
                 steps: [StepState], createdAt: Date, updatedAt: Date, submittedAt: Date? = nil,
                 decidedAt: Date? = nil, decisionReason: String? = nil, revision: Int64 = 1,
                 expiresAt: Date? = nil, expiredReason: String? = nil, lastStep: String? = nil, redactedAt: Date? = nil,
-                redactAfterSeconds: Int64? = nil, redactAt: Date? = nil, approvalsRequired: Int = 1, approvals: [String] = []) {
+                redactAfterSeconds: Int64? = nil, redactAt: Date? = nil, approvalsRequired: Int = 1, approvals: [String] = [],
+                resubmissions: Int = 0, resubmissionReason: String? = nil, resubmissionMessage: String? = nil) {
         self.id = id
         self.accountID = accountID
         self.userID = userID
@@ -73,6 +80,9 @@ public struct Verification: Equatable, Sendable {
         self.redactAt = redactAt
         self.approvalsRequired = approvalsRequired
         self.approvals = approvals
+        self.resubmissions = resubmissions
+        self.resubmissionReason = resubmissionReason
+        self.resubmissionMessage = resubmissionMessage
     }
 
     /// Nil once redacted.

@@ -4,7 +4,7 @@
 /// - `isClosed` / `isOpen`: a closed verification accepts no change at all; an open one can still
 ///   be worked on or decided (`submitted` is open: it waits for a decision).
 /// - `isEditable`: the user can still work on it (and the customer change its details) —
-///   `created` and `in_progress`. The journey page calls this `EDITABLE` (public/journey/*.js);
+///   `created`, `in_progress` and `resubmission_requested`. The journey page calls this `EDITABLE` (public/journey/*.js);
 ///   a test holds the page's list to this one.
 /// - `holdsUserSlot`: it is *the* verification of its user and workflow, so a create returns it
 ///   instead of making another — every status but `canceled` and `expired` (a decided one is
@@ -14,6 +14,8 @@ public enum VerificationStatus: String, Sendable, CaseIterable, Codable {
     case created
     case inProgress = "in_progress"
     case submitted
+    /// A reviewer asked for some steps again: the user redoes them and submits again.
+    case resubmissionRequested = "resubmission_requested"
     case approved
     case rejected
     case canceled
@@ -22,7 +24,7 @@ public enum VerificationStatus: String, Sendable, CaseIterable, Codable {
     /// Closed verifications accept no change; a new one may be created for the same user and workflow.
     public var isClosed: Bool { [.approved, .rejected, .canceled, .expired].contains(self) }
     /// Details (mobile, return URL, metadata) can change only before the user submits.
-    public var isEditable: Bool { self == .created || self == .inProgress }
+    public var isEditable: Bool { self == .created || self == .inProgress || self == .resubmissionRequested }
     /// It is the verification a create for its user and workflow answers with.
     public var holdsUserSlot: Bool { self != .canceled && self != .expired }
 

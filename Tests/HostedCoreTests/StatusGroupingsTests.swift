@@ -8,7 +8,7 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func groupings() {
-        #expect(VerificationStatus.allCases.filter(\.isEditable) == [.created, .inProgress])
+        #expect(VerificationStatus.allCases.filter(\.isEditable) == [.created, .inProgress, .resubmissionRequested])
         #expect(VerificationStatus.allCases.filter(\.isClosed) == [.approved, .rejected, .canceled, .expired])
         #expect(VerificationStatus.allCases.filter { !$0.holdsUserSlot } == [.canceled, .expired])
         #expect(VerificationStatus.holdsUserSlotSQL == "status NOT IN ('canceled', 'expired')")

@@ -15,7 +15,7 @@ import { show } from "./screens.js";
 import { strings } from "./strings.js";
 
 /** Statuses the user can still work on: VerificationStatus.isEditable on the server. */
-const EDITABLE = ["created", "in_progress"];
+const EDITABLE = ["created", "in_progress", "resubmission_requested"];
 /** Long-poll: the server holds the call until something changes, or for this long. */
 const WAIT_SECONDS = 25;
 /** Expired codes replaced without being asked, per panel; then "Show a new code". */

@@ -14,7 +14,7 @@ import { renderJourney } from "./steps.js";
 import { loadStrings, translatePage } from "./strings.js";
 
 /** Statuses the user can still work on: VerificationStatus.isEditable on the server. */
-const EDITABLE = ["created", "in_progress"];
+const EDITABLE = ["created", "in_progress", "resubmission_requested"];
 const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired", "closed"];
 
 function render(state, notice, setback) {

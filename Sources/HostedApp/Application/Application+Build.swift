@@ -28,7 +28,10 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let signIn = base.makeSignIn(messaging: messaging)
     let verifications = base.makeVerifications()
     let journey = try base.makeJourney(signIn: signIn)
-    let decisions = DecisionService(verifications: base.verifications, notes: ReviewNoteStore(database: database), clock: clock, random: random)
+    let background = messaging.background
+    let decisions = DecisionService(verifications: base.verifications, notes: ReviewNoteStore(database: database), workflows: base.workflows,
+                                    smsBox: messaging.box, publicURL: configuration.publicURL, messageQueued: { background.nudge() },
+                                    clock: clock, random: random)
     let webhooks = base.makeWebhooks()
     routes.group(base.apiKeys) { routes in
         AccountRoutes().register(in: &routes)

@@ -1,5 +1,6 @@
 import Foundation
 import HostedCore
+import HostedCrypto
 import HostedStorage
 
 /// The one way a verification is decided, behind both `POST /v1/verifications/{id}/decision` and
@@ -8,6 +9,12 @@ import HostedStorage
 struct DecisionService: Sendable {
     let verifications: VerificationStore
     let notes: ReviewNoteStore
+    /// The pinned workflow versions (a resubmission's time and cap).
+    let workflows: WorkflowStore
+    /// Where a resubmission's SMS goes: sealed into the queue, then `messageQueued`.
+    let smsBox: SecretBox
+    let publicURL: URL
+    let messageQueued: @Sendable () -> Void
     let clock: any WallClock
     let random: any RandomSource
 

@@ -79,17 +79,27 @@ public struct JSONObject {
 
     /// An object `{member: integer}` with no other members (e.g. `retention.redact_after_seconds`).
     public mutating func int(_ key: String, member: String) -> Int? {
+        ints(key, members: [member])?[member]
+    }
+
+    /// An object of integer members, each optional, with no other members (e.g. `review`); the
+    /// members present, nil when the object is absent.
+    public mutating func ints(_ key: String, members: [String]) -> [String: Int]? {
         known.append(key)
         guard let raw = present(key) else { return nil }
         guard case .object(let object) = raw else {
             errors.append(FieldError(field: key, message: "must be an object", code: .wrongType))
             return nil
         }
-        for name in object.keys.sorted() where name != member {
+        for name in object.keys.sorted() where !members.contains(name) {
             errors.append(FieldError(field: "\(key).\(name)", message: "is not a known field", code: .unknownField))
         }
-        guard let value = object[member], value != .null else { return nil }
-        return integer(value, field: "\(key).\(member)")
+        var values: [String: Int] = [:]
+        for member in members {
+            guard let value = object[member], value != .null else { continue }
+            if let number = integer(value, field: "\(key).\(member)") { values[member] = number }
+        }
+        return values
     }
 
     /// An array whose elements are all strings.

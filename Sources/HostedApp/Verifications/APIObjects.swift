@@ -32,6 +32,7 @@ enum APIObjects {
 
         struct Review: Encodable {
             let approvals_required: Int
+            let max_resubmissions: Int
         }
 
         init(_ workflow: Workflow) {
@@ -42,7 +43,7 @@ enum APIObjects {
             created_at = timestamp(workflow.createdAt)
             expires_after_seconds = workflow.lifecycle.expiresAfterSeconds
             retention = workflow.lifecycle.redactAfterSeconds.map(Retention.init)
-            review = Review(approvals_required: workflow.review.approvalsRequired)
+            review = Review(approvals_required: workflow.review.approvalsRequired, max_resubmissions: workflow.review.maxResubmissions)
         }
     }
 
@@ -92,6 +93,7 @@ enum APIObjects {
             o.string("mobile_last4", v.mobileLast4)
             o.string("object", "verification")
             o.timestamp("redacted_at", v.redactedAt)
+            o.int("resubmissions", v.resubmissions)
             o.string("return_url", v.returnURL)
             o.string("status", v.status.rawValue)
             o.objects("steps", v.steps) { s, step in

@@ -13,12 +13,14 @@ struct WorkflowRoutes {
         })
         routes.add("POST", "/v1/workflows", guards.idempotent { request, _, account in
             var body = try JSONObject(body: request.body)
-            let input = WorkflowService.CreateInput(
+            var input = WorkflowService.CreateInput(
                 key: body.string("key", required: true), name: body.string("name", required: true),
                 steps: body.objects("steps", as: StepInput.self, fields: StepInput.fields),
                 expiresAfterSeconds: body.int("expires_after_seconds"),
-                redactAfterSeconds: body.int("retention", member: "redact_after_seconds"),
-                approvalsRequired: body.int("review", member: "approvals_required"))
+                redactAfterSeconds: body.int("retention", member: "redact_after_seconds"))
+            let review = body.ints("review", members: ["approvals_required", "max_resubmissions"])
+            input.approvalsRequired = review?["approvals_required"]
+            input.maxResubmissions = review?["max_resubmissions"]
             try body.finish()
             return try .json(APIObjects.WorkflowBody(try service.create(accountID: account.id, input)), status: 201)
         })

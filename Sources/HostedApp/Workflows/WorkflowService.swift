@@ -17,6 +17,7 @@ struct WorkflowService: Sendable {
         var expiresAfterSeconds: Int?
         var redactAfterSeconds: Int?
         var approvalsRequired: Int?
+        var maxResubmissions: Int?
     }
 
     /// The latest version of every workflow of the account.
@@ -35,7 +36,7 @@ struct WorkflowService: Sendable {
         let valid = try Workflow.validate(key: input.key, name: input.name, steps: input.steps)
         let lifecycle = try WorkflowLifecycle.validate(expiresAfterSeconds: input.expiresAfterSeconds.map(Int64.init),
                                                        redactAfterSeconds: input.redactAfterSeconds.map(Int64.init), devMode: devMode)
-        let review = try WorkflowReview.validate(approvalsRequired: input.approvalsRequired)
+        let review = try WorkflowReview.validate(approvalsRequired: input.approvalsRequired, maxResubmissions: input.maxResubmissions)
         return try workflows.createVersion(accountID: accountID, key: valid.key, name: valid.name, steps: valid.steps,
                                            lifecycle: lifecycle, review: review, at: clock.now())
     }

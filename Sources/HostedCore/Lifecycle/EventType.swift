@@ -15,4 +15,5 @@ public enum EventType: String, Sendable, CaseIterable {
     case continuationCreated = "verification.continuation_created"
     case continuationMatched = "verification.continuation_matched"
     case continuationFailed = "verification.continuation_failed"
+    case resubmissionRequested = "verification.resubmission_requested"
 }

@@ -4,6 +4,7 @@ public enum EventValue: Equatable, Sendable {
     case string(String)
     case integer(Int64)
     case null
+    case strings([String])
 
     var json: String {
         switch self {
@@ -13,6 +14,12 @@ public enum EventValue: Equatable, Sendable {
             return out
         case .integer(let number): return String(number)
         case .null: return "null"
+        case .strings(let list):
+            return "[" + list.map { text in
+                var out = ""
+                JSONText.appendString(text, to: &out)
+                return out
+            }.joined(separator: ",") + "]"
         }
     }
 }

@@ -84,6 +84,34 @@ extension Verification {
             default: .continuationFailed
             }
             record(type, actor, type == .continuationFailed ? ["reason": .string("wrong_number")] : [:])
+        case .resubmissionRequested(let stepIDs, let reason, let message, let expiry, let limit):
+            guard status == .submitted else {
+                throw .conflict(detail: "Only a submitted verification can be sent back for steps again; this one is \(status.rawValue).",
+                                code: .verificationNotSubmitted)
+            }
+            guard resubmissions < limit else {
+                throw .conflict(detail: "This verification was already sent back \(resubmissions) time(s), the most its workflow allows.",
+                                code: .resubmissionLimitReached)
+            }
+            let unknown = stepIDs.filter { id in !steps.contains { $0.id == id } }
+            guard !stepIDs.isEmpty, unknown.isEmpty, Set(stepIDs).count == stepIDs.count else {
+                throw .invalidRequest(detail: "Name one or more steps of this verification, each once.",
+                                      errors: [FieldError(field: "steps", message: unknown.isEmpty
+                                          ? "must list distinct steps of the verification" : "has no step \(unknown[0])")])
+            }
+            for index in steps.indices where stepIDs.contains(steps[index].id) {
+                steps[index].completedAt = nil
+                steps[index].artifacts = []
+                for capture in steps[index].captures.indices { steps[index].captures[capture].superseded = true }
+            }
+            status = .resubmissionRequested
+            resubmissions += 1
+            resubmissionReason = reason.rawValue
+            resubmissionMessage = message
+            expiresAt = expiry
+            // The message is the reviewer's prose about the person: never in the event.
+            record(.resubmissionRequested, actor, ["status": .string(status.rawValue), "steps": .strings(stepIDs),
+                                                   "reason": .string(reason.rawValue)])
         case .canceled:
             if status == .canceled { return }
             guard status.isOpen else { throw Self.closed(status, action: "canceled") }
@@ -111,6 +139,7 @@ extension Verification {
             mobile = ""
             metadata = [:]
             decisionReason = nil
+            resubmissionMessage = nil
             redactedAt = time
             redactAt = nil
             record(.redacted, actor)

@@ -1,9 +1,15 @@
+import Foundation
+
 /// What can happen to a verification. `Verification.apply(_:at:by:)` is the only place its
 /// status changes, and each change it makes records exactly one event (`unwrittenEvents`), which
 /// the store writes in the transaction of the change.
 ///
 /// ```
 /// created ──signedIn──▶ in_progress ──submitted──▶ submitted ──decided──▶ approved | rejected
+///                                                  │   ▲
+///                      resubmissionRequested (some steps again) │  submitted
+///                                                  ▼   │
+///                                        resubmission_requested
 ///    └────────────┴──────── canceled (any state before a decision) ──┘
 ///    └────────────┴──────── expired (past expires_at, before submitting)
 /// approved | rejected | canceled | expired ──redacted──▶ (same status, personal data erased)
@@ -32,6 +38,9 @@ public enum VerificationEvent: Equatable, Sendable {
     case continuationMatched
     /// The other device picked a wrong number: the link is burned.
     case continuationFailed
+    /// A reviewer asked for `steps` again (`reason`, a `ResubmissionReason`; `message` for the
+    /// user); it stays open until `expiresAt`, at most `limit` times in all.
+    case resubmissionRequested(steps: [String], reason: ResubmissionReason, message: String?, expiresAt: Date, limit: Int)
     /// The customer canceled it.
     case canceled
     /// Its time ran out before it was submitted.

@@ -28,7 +28,8 @@ public struct VerificationStore: Sendable {
     static let columns = """
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
         created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
-        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals
+        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
+        resubmissions, resubmission_reason, resubmission_message
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
@@ -281,6 +282,8 @@ public struct VerificationStore: Sendable {
                     updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
                     expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
                     approvals = \(try JSONColumn.encode(verification.approvals)),
+                    resubmissions = \(Int64(verification.resubmissions)), resubmission_reason = \(verification.resubmissionReason),
+                    resubmission_message = \(verification.resubmissionMessage),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
                 WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
                 """
@@ -322,7 +325,8 @@ public struct VerificationStore: Sendable {
          .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .integer(v.revision),
          .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
          .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
-         .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals))]
+         .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals)),
+         .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(v.resubmissionMessage)]
     }
 
     static func verification(from row: Row) throws -> Verification {
@@ -348,7 +352,9 @@ public struct VerificationStore: Sendable {
             redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"),
             approvalsRequired: Int(try row.int("approvals_required")),
             approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals",
-                                             memo: decodedApprovals))
+                                             memo: decodedApprovals),
+            resubmissions: Int(try row.int("resubmissions")), resubmissionReason: try row.optionalString("resubmission_reason"),
+            resubmissionMessage: try row.optionalString("resubmission_message"))
     }
 
     /// Decoded JSON columns by their text (see `JSONColumn.decode(_:from:column:memo:)`). Steps

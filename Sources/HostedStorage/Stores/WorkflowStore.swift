@@ -22,7 +22,7 @@ public struct WorkflowStore: Sendable {
                         "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key)")
                     let version = Int(try current.first?.int("v") ?? 0) + 1
                     try connection.query(
-                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds, approvals_required) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds), \(Int64(review.approvalsRequired)))")
+                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds, approvals_required, max_resubmissions) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds), \(Int64(review.approvalsRequired)), \(Int64(review.maxResubmissions)))")
                     return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time,
                                     lifecycle: lifecycle, review: review)
                 }
@@ -64,6 +64,7 @@ public struct WorkflowStore: Sendable {
                  createdAt: try row.date("created_at"),
                  lifecycle: WorkflowLifecycle(expiresAfterSeconds: try row.optionalInt("expires_after_seconds") ?? WorkflowLifecycle.defaultExpiresAfterSeconds,
                                               redactAfterSeconds: try row.optionalInt("redact_after_seconds")),
-                 review: WorkflowReview(approvalsRequired: Int(try row.optionalInt("approvals_required") ?? 1)))
+                 review: WorkflowReview(approvalsRequired: Int(try row.optionalInt("approvals_required") ?? 1),
+                                        maxResubmissions: Int(try row.optionalInt("max_resubmissions") ?? 2)))
     }
 }
