@@ -24,14 +24,25 @@ final class VerificationDecoding: @unchecked Sendable {
     let memo: ReadMemo<Decoded>
     /// Which verification a repeated create's read found open for an account, user and workflow,
     /// and when (`VerificationStore.recentlyOpen`).
-    let open = ReadMemo<OpenRead>()
+    let open: ReadMemo<OpenRead>
+    /// Decoded `steps` and `approvals` by their text (see `JSONColumn.decode(_:from:column:memo:)`):
+    /// steps hold step ids, types, times and artifact ids, and verifications at the same point of
+    /// a workflow share them.
+    let steps: DecodedColumns<[StepState]>
+    let approvals: DecodedColumns<[String]>
+    /// Which memos are on (`VerificationStore.Memos`).
+    let memos: VerificationStore.Memos
     private let lock = NSLock()
     /// Result layouts seen, and where `VerificationStore.columns` start in each (nil: they are not
     /// there in that order). Held strongly, so an identity is never that of a freed layout.
     private var layouts: [(layout: ResultColumns, start: Int?)] = []
 
-    init() {
+    init(_ memos: VerificationStore.Memos) {
+        self.memos = memos
         memo = ReadMemo()
+        open = ReadMemo(capacity: memos.openReads ? 1024 : 0)
+        steps = DecodedColumns(capacity: memos.decodedColumns ? 1024 : 0, empty: [])
+        approvals = DecodedColumns(capacity: memos.decodedColumns ? 1024 : 0, empty: [])
     }
 
     /// Where the verification's columns start in `layout`, checked once per layout by name.
@@ -55,6 +66,22 @@ final class VerificationDecoding: @unchecked Sendable {
 }
 
 extension VerificationStore {
+    /// Which read memos a store builds on: all of them, unless turned off to measure what each
+    /// buys (`HOSTED_DISABLE_MEMOS`, docs/performance.md). Off, answers are the same.
+    public struct Memos: Sendable {
+        /// A row read again with the same cells is not decoded again.
+        public var decodedRows = true
+        /// `steps` and `approvals` decoded once per distinct text.
+        public var decodedColumns = true
+        /// SQLite: a poll or a repeated create's read answered from the last read while this
+        /// process committed nothing (off: `localRead()` is nil, as on PostgreSQL).
+        public var localReads = true
+        /// SQLite: which verification a repeated create's read found open.
+        public var openReads = true
+
+        public init() {}
+    }
+
     /// The names in `columns`, in order.
     static let columnNames: [String] = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
 
@@ -71,16 +98,17 @@ extension VerificationStore {
         let count = Self.columnNames.count
         guard let start = decoding.start(of: row.layout), row.values.count >= start + count,
               case .text(let id) = row.values[start]
-        else { return try Self.verification(from: row) }
+        else { return try verification(from: row) }
         let cells = row.values[start..<start + count]
-        if var known = decoding.memo.value(for: id, where: { $0.cells.elementsEqual(cells) }) {
+        // With `decodedRows` off the row is decoded every time, and still kept for `localReads`.
+        if decoding.memos.decodedRows, var known = decoding.memo.value(for: id, where: { $0.cells.elementsEqual(cells) }) {
             if let asOf {
                 known.asOf = asOf
                 decoding.memo.remember(known, for: id, ticket: ticket)
             }
             return known.verification
         }
-        let verification = try Self.verification(from: row)
+        let verification = try self.verification(from: row)
         decoding.memo.remember(VerificationDecoding.Decoded(cells: Array(cells), verification: verification, asOf: asOf),
                                for: id, ticket: ticket)
         return verification
@@ -94,7 +122,8 @@ extension VerificationStore {
     /// Where this process stands now, for a read that may be kept and taken again: the count of
     /// its commits and the time (nil on PostgreSQL, where every read asks the database).
     public func localRead() -> LocalRead? {
-        database.localCommits.map { LocalRead(commits: $0, time: clock.now()) }
+        guard decoding.memos.localReads else { return nil }
+        return database.localCommits.map { LocalRead(commits: $0, time: clock.now()) }
     }
 
     /// The verification `id` of `accountID` as a poll read it, if no change this process made can
