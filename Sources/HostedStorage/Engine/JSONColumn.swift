@@ -48,15 +48,13 @@ extension SQLValue {
 /// simpler than an LRU, and a miss only costs one decode; 0 keeps nothing, for a column that may
 /// hold what redaction must erase). Texts longer than `longestText` are not kept, so the memory
 /// held stays small.
-///
-/// `@unchecked Sendable`: `values` is only touched while holding `lock`.
-final class DecodedColumns<T: Sendable>: @unchecked Sendable {
+final class DecodedColumns<T: Sendable>: Sendable {
     let capacity: Int
     let longestText: Int
     /// The value of `[]` or `{}`, when the type has one.
     let empty: T?
-    private let lock = NSLock()
-    private var values: [String: T] = [:]
+    /// `Guarded`, not `Mutex`: the storage tests run this under ThreadSanitizer (see `Guarded`).
+    private let values = Guarded<[String: T]>([:])
 
     init(capacity: Int = 1024, longestText: Int = 4096, empty: T?) {
         self.capacity = capacity
@@ -66,22 +64,16 @@ final class DecodedColumns<T: Sendable>: @unchecked Sendable {
 
     func value(for text: String) -> T? {
         guard capacity > 0, text.utf8.count <= longestText else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        return values[text]
+        return values.withLock { $0[text] }
     }
 
     func remember(_ value: T, for text: String) {
         guard capacity > 0, text.utf8.count <= longestText else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if values.count >= capacity { values.removeAll(keepingCapacity: true) }
-        values[text] = value
+        values.withLock { values in
+            if values.count >= capacity { values.removeAll(keepingCapacity: true) }
+            values[text] = value
+        }
     }
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return values.count
-    }
+    var count: Int { values.withLock { $0.count } }
 }
