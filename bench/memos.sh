@@ -13,9 +13,7 @@ Usage: bench/memos.sh [CASE...]
 CASE is one of the names below (default: all; the PostgreSQL ones only when
 HOSTED_TEST_POSTGRES_URL is set, as scripts/with-postgres.sh does):
   callers-sqlite callers-postgres      GET /v1/account
-  rows-postgres columns-postgres       the poll (columns: with rows off in both arms)
-  rows-alone-postgres                  the poll, with columns off in both arms
-  columns-beside-rows-postgres         the poll (columns with rows on)
+  rows-postgres                        the poll
   rendered-sqlite rendered-postgres    the poll
   leases-sqlite leases-postgres        the poll
   local-reads-sqlite                   the poll
@@ -51,9 +49,6 @@ declare -A CASES=(
     [callers-sqlite]="sqlite account - callers"
     [callers-postgres]="postgres account - callers"
     [rows-postgres]="postgres poll - rows"
-    [columns-postgres]="postgres poll rows columns"
-    [rows-alone-postgres]="postgres poll columns rows"
-    [columns-beside-rows-postgres]="postgres poll - columns"
     [rendered-sqlite]="sqlite poll - rendered"
     [rendered-postgres]="postgres poll - rendered"
     [leases-sqlite]="sqlite poll - leases"
@@ -65,7 +60,7 @@ declare -A CASES=(
     [steps-postgres]="postgres unique - steps"
     [gzip-sqlite]="sqlite static - gzip"
 )
-ORDER=(callers-sqlite callers-postgres rows-postgres columns-postgres rows-alone-postgres columns-beside-rows-postgres rendered-sqlite rendered-postgres
+ORDER=(callers-sqlite callers-postgres rows-postgres rendered-sqlite rendered-postgres
        leases-sqlite leases-postgres local-reads-sqlite repeats-sqlite open-sqlite steps-sqlite steps-postgres gzip-sqlite)
 SELECTED=("$@")
 (( ${#SELECTED[@]} )) || SELECTED=("${ORDER[@]}")

@@ -107,8 +107,8 @@ struct Foundations {
         registry = ReturnURLRegistry(store: returnURLs, policy: policy, random: random, clock: clock)
         events = EventStore(database: database, random: random)
         var memos = VerificationStore.Memos()
-        (memos.decodedRows, memos.decodedColumns) = (configuration.keeps(.rows), configuration.keeps(.columns))
-        (memos.localReads, memos.openReads) = (configuration.keeps(.localReads), configuration.keeps(.open))
+        (memos.decodedRows, memos.localReads, memos.openReads) = (configuration.keeps(.rows), configuration.keeps(.localReads),
+                                                                  configuration.keeps(.open))
         verifications = VerificationStore(database: database, changes: changes, events: events, clock: clock, memos: memos)
         artifacts = ArtifactStore(database: database)
         rateLimits = RateLimitStore(database: database)

@@ -6,8 +6,6 @@ public enum Memo: String, CaseIterable, Sendable {
     case callers
     /// `StepsCache`: a workflow's decoded steps, by their JSON text.
     case steps
-    /// `DecodedColumns`: a verification's decoded `steps` and `approvals`, by their JSON text.
-    case columns
     /// The decoded-row memo: a verification read again with the same cells is not decoded again.
     case rows
     /// SQLite only: a poll (and a repeated create's read) answered from the last read while this

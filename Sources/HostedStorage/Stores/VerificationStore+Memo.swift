@@ -25,11 +25,6 @@ final class VerificationDecoding: @unchecked Sendable {
     /// Which verification a repeated create's read found open for an account, user and workflow,
     /// and when (`VerificationStore.recentlyOpen`).
     let open: ReadMemo<OpenRead>
-    /// Decoded `steps` and `approvals` by their text (see `JSONColumn.decode(_:from:column:memo:)`):
-    /// steps hold step ids, types, times and artifact ids, and verifications at the same point of
-    /// a workflow share them.
-    let steps: DecodedColumns<[StepState]>
-    let approvals: DecodedColumns<[String]>
     /// Which memos are on (`VerificationStore.Memos`).
     let memos: VerificationStore.Memos
     private let lock = NSLock()
@@ -41,8 +36,6 @@ final class VerificationDecoding: @unchecked Sendable {
         self.memos = memos
         memo = ReadMemo()
         open = ReadMemo(capacity: memos.openReads ? 1024 : 0)
-        steps = DecodedColumns(capacity: memos.decodedColumns ? 1024 : 0, empty: [])
-        approvals = DecodedColumns(capacity: memos.decodedColumns ? 1024 : 0, empty: [])
     }
 
     /// Where the verification's columns start in `layout`, checked once per layout by name.
@@ -71,8 +64,6 @@ extension VerificationStore {
     public struct Memos: Sendable {
         /// A row read again with the same cells is not decoded again.
         public var decodedRows = true
-        /// `steps` and `approvals` decoded once per distinct text.
-        public var decodedColumns = true
         /// SQLite: a poll or a repeated create's read answered from the last read while this
         /// process committed nothing (off: `localRead()` is nil, as on PostgreSQL).
         public var localReads = true

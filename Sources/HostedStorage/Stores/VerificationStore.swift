@@ -364,8 +364,8 @@ public struct VerificationStore: Sendable {
             workflowVersion: Int(try row.int("workflow_version")), status: status, mobile: try row.string("mobile"),
             returnURL: try row.optionalString("return_url"),
             metadata: try JSONColumn.decode([String: String].self, from: try row.string("metadata"), column: "metadata",
-                                            memo: Self.decodedMetadata),
-            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps", memo: decoding.steps),
+                                            empty: [:]),
+            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps", empty: []),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
             decisionReason: try row.optionalString("decision_reason"),
@@ -375,10 +375,6 @@ public struct VerificationStore: Sendable {
             redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"),
             approvalsRequired: Int(try row.int("approvals_required")),
             approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals",
-                                             memo: decoding.approvals))
+                                             empty: []))
     }
-
-    /// Metadata is the customer's and may be redacted, so only its empty value is shortcut
-    /// (steps and approvals: `VerificationDecoding`).
-    static let decodedMetadata = DecodedColumns<[String: String]>(capacity: 0, empty: [:])
 }
