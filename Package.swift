@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // Layers (a lower layer never imports a higher one):
-//   C* shims → HostedCore (domain, no C, no I/O) → adapters (HostedCrypto, HostedStorage, HostedHTTP,
-//   HostedImaging, HostedOutbound)
+//   C* shims → HostedCore (domain, no C, no I/O) → HostedObservability (logs, metrics)
+//   → adapters (HostedCrypto, HostedStorage, HostedHTTP, HostedImaging, HostedOutbound)
 //   → HostedApp (routes, wiring) → hosted (executable: configuration, commands).
 import PackageDescription
 
@@ -40,14 +40,16 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
 
         .target(name: "HostedCore"),
+        // Logs and metrics: for the HTTP server, and for services that serve no HTTP (SMS, webhooks, sweeps).
+        .target(name: "HostedObservability", dependencies: ["HostedCore"]),
         .target(name: "HostedCrypto", dependencies: ["HostedCore", "CCrypto", "CArgon2"]),
         .target(name: "HostedStorage", dependencies: ["HostedCore", "HostedCrypto", "CSQLite3", "CLibPQ"],
                 resources: [.copy("migrations")]),
-        .target(name: "HostedHTTP", dependencies: ["HostedCore", "CMicroHTTPD", "CZlib"]),
+        .target(name: "HostedHTTP", dependencies: ["HostedCore", "HostedObservability", "CMicroHTTPD", "CZlib"]),
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips", "CQREncode", "CFaceDetection"]),
         .target(name: "HostedOutbound", dependencies: ["HostedCore", "CCurl"]),
-        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedHTTP", "HostedImaging",
-                                                  "HostedOutbound"]),
+        .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedObservability", "HostedHTTP",
+                                                  "HostedImaging", "HostedOutbound"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters, the test stores); never linked into the service.
         .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedStorage"]),
@@ -55,11 +57,14 @@ let package = Package(
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore", "HostedTestSupport"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
-        .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedTestSupport"]),
-        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "hosted", "HostedTestSupport"]),
+        .testTarget(name: "HostedObservabilityTests", dependencies: ["HostedObservability"]),
+        .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedObservability", "HostedTestSupport"]),
+        .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "HostedObservability",
+                                                          "hosted", "HostedTestSupport"]),
         // Fixtures/ is read by path (#filePath), not bundled.
         .testTarget(name: "HostedImagingTests", dependencies: ["HostedImaging", "HostedTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostedOutboundTests", dependencies: ["HostedOutbound", "HostedCore", "HostedHTTP", "HostedTestSupport"]),
+        .testTarget(name: "HostedOutboundTests", dependencies: ["HostedOutbound", "HostedCore", "HostedHTTP", "HostedObservability",
+                                                              "HostedTestSupport"]),
 
         // --- Fuzz targets (libFuzzer): one executable per parser of outside bytes ------------
         // See docs/fuzzing.md. scripts/fuzz.sh builds them with `--sanitize=fuzzer

@@ -68,6 +68,8 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     # Tell the Swift tests that a missing PostgreSQL is a failure, not a skip.
     export HOSTED_REQUIRE_POSTGRES=1
 
+    # The structure rules of docs/architecture.md (rooms, front doors, one error path, SQL).
+    step structure python3 scripts/check-structure.py
     step build swift build
     step swift-test swift test
     # A real PostgreSQL restart would cut every other test's connections, so each test that

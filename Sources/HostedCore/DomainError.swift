@@ -1,18 +1,3 @@
-/// One field's problem in a rejected request.
-public struct FieldError: Equatable, Sendable {
-    public let field: String
-    /// English, for developers reading the response.
-    public let message: String
-    /// A stable reason a page can translate (`required`, `wrong_type`, `date_in_future`, …).
-    public let code: FieldErrorCode
-
-    public init(field: String, message: String, code: FieldErrorCode = .invalid) {
-        self.field = field
-        self.message = message
-        self.code = code
-    }
-}
-
 /// What can go wrong in Hosted's domain, independent of HTTP (the app maps it to RFC 9457 problems).
 public enum DomainError: Error, Equatable, Sendable {
     /// No credential, or one that is unknown or revoked.

@@ -1,51 +1,5 @@
 import Foundation
 
-/// Where a verification is in its life.
-public enum VerificationStatus: String, Sendable, CaseIterable, Codable {
-    case created
-    case inProgress = "in_progress"
-    case submitted
-    case approved
-    case rejected
-    case canceled
-    case expired
-
-    /// Closed verifications accept no change; a new one may be created for the same user and workflow.
-    public var isClosed: Bool { [.approved, .rejected, .canceled, .expired].contains(self) }
-    /// Details (mobile, return URL, metadata) can change only before the user submits.
-    public var isEditable: Bool { self == .created || self == .inProgress }
-}
-
-/// One step's progress within a verification.
-public struct StepState: Equatable, Sendable, Codable {
-    public let id: String
-    public let type: StepType
-    public var completedAt: Date?
-    /// Ids of the artifacts captured for this step, in capture order.
-    public var artifacts: [String]
-
-    public init(id: String, type: StepType, completedAt: Date? = nil, artifacts: [String] = []) {
-        self.id = id
-        self.type = type
-        self.completedAt = completedAt
-        self.artifacts = artifacts
-    }
-
-    /// `pending` or `completed`, as the API and the journey page show it.
-    public var statusName: String { completedAt == nil ? "pending" : "completed" }
-
-    enum CodingKeys: String, CodingKey { case id, type, completedAt, artifacts }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        type = try container.decode(StepType.self, forKey: .type)
-        completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt)
-        // Rows written before steps had artifacts have none.
-        artifacts = try container.decodeIfPresent([String].self, forKey: .artifacts) ?? []
-    }
-}
-
 /// A verification of one of the customer's users through one workflow version.
 public struct Verification: Equatable, Sendable {
     public let id: ObjectID
@@ -139,50 +93,4 @@ public struct Verification: Equatable, Sendable {
 
     /// A strong validator that changes whenever the verification does.
     public var etag: String { "\"\(id.rawValue.suffix(8))-\(revision)\"" }
-}
-
-/// Rules for the fields a customer sends about a verification.
-public enum VerificationRules {
-    public static let maximumMetadataKeys = 20
-    public static let maximumMetadataKeyLength = 40
-    public static let maximumMetadataValueLength = 500
-
-    public static let maximumUserIDLength = 255
-
-    /// The customer's own id for the user, kept verbatim: 1–255 Unicode characters (code points,
-    /// as JSON Schema's `maxLength` counts them), none of them a control character — so
-    /// `auth0|5f7c…`, `google-oauth2|1234`, `a+b@x.in` and `ग्राहक-42` are all ids.
-    public static func isValidUserID(_ text: String) -> Bool {
-        let scalars = text.unicodeScalars
-        var count = 0
-        for scalar in scalars {
-            count += 1
-            if count > maximumUserIDLength || scalar.properties.generalCategory == .control { return false }
-        }
-        return count > 0
-    }
-
-    /// E.164: `+`, a non-zero digit, then 7 to 14 more digits.
-    public static func isValidMobile(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 9, bytes.count <= 16, bytes[0] == 0x2B, bytes[1] >= 0x31, bytes[1] <= 0x39 else { return false }
-        return bytes.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
-    /// Field errors for metadata, or none.
-    public static func metadataErrors(_ metadata: [String: String], field: String = "metadata") -> [FieldError] {
-        var errors: [FieldError] = []
-        if metadata.count > maximumMetadataKeys {
-            errors.append(FieldError(field: field, message: "must have at most \(maximumMetadataKeys) keys"))
-        }
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            if key.isEmpty || key.count > maximumMetadataKeyLength || key.unicodeScalars.contains(where: { $0.value < 0x20 }) {
-                errors.append(FieldError(field: "\(field).\(key)", message: "keys must be 1 to \(maximumMetadataKeyLength) printable characters"))
-            }
-            if value.count > maximumMetadataValueLength || value.unicodeScalars.contains(where: { $0.value == 0 }) {
-                errors.append(FieldError(field: "\(field).\(key)", message: "values must be at most \(maximumMetadataValueLength) characters"))
-            }
-        }
-        return errors
-    }
 }

@@ -5,18 +5,3 @@ import Foundation
 public protocol WallClock: Sendable {
     func now() -> Date
 }
-
-/// The system's real time.
-public struct SystemWallClock: WallClock {
-    public init() {}
-    public func now() -> Date { Date() }
-}
-
-extension Date {
-    /// Milliseconds since the Unix epoch: how both stores keep time, so they compare alike.
-    public var unixMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
-
-    public init(unixMilliseconds: Int64) {
-        self.init(timeIntervalSince1970: TimeInterval(unixMilliseconds) / 1000)
-    }
-}

@@ -1,33 +1,5 @@
 import Foundation
 
-/// The kinds of step a workflow can hold.
-public enum StepType: String, Sendable, CaseIterable, Codable {
-    case profile
-    case selfie
-    case premisesPhotos = "premises_photos"
-    case document
-    case digilocker
-}
-
-/// One step of a workflow, with the options its type takes.
-public struct WorkflowStep: Equatable, Sendable, Codable {
-    public let id: String
-    public let type: StepType
-    /// `premises_photos` only: how many photos, `min...max`.
-    public let min: Int?
-    public let max: Int?
-    /// `digilocker` only: the documents requested.
-    public let documents: [String]?
-
-    public init(id: String, type: StepType, min: Int? = nil, max: Int? = nil, documents: [String]? = nil) {
-        self.id = id
-        self.type = type
-        self.min = min
-        self.max = max
-        self.documents = documents
-    }
-}
-
 /// A named, versioned, ordered list of steps. Re-posting a key makes a new version; a
 /// verification pins the version it was created with.
 public struct Workflow: Equatable, Sendable {
@@ -94,64 +66,5 @@ public struct Workflow: Equatable, Sendable {
     static func isIdentifier(_ text: String) -> Bool {
         (1...64).contains(text.utf8.count)
             && text.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
-    }
-}
-
-/// A step as a client sent it, before validation.
-public struct StepInput: Sendable, Decodable {
-    public let type: String?
-    public let id: String?
-    public let min: Int?
-    public let max: Int?
-    public let documents: [String]?
-
-    /// The keys a step object may have: any other is refused, as at the top level of a body.
-    public static let fields: Set<String> = ["type", "id", "min", "max", "documents"]
-
-    /// Field errors of one step.
-    struct Errors: Error {
-        let errors: [FieldError]
-    }
-
-    func validated(field: String) throws(Errors) -> WorkflowStep {
-        var errors: [FieldError] = []
-        guard let type = type.flatMap(StepType.init(rawValue:)) else {
-            throw Errors(errors: [FieldError(field: "\(field).type", message: "must be one of \(StepType.allCases.map(\.rawValue).joined(separator: ", "))")])
-        }
-        let id = self.id ?? type.rawValue
-        if !Workflow.isIdentifier(id) {
-            errors.append(FieldError(field: "\(field).id", message: "must be 1 to 64 characters of a-z, 0-9 and _"))
-        }
-        var min: Int?
-        var max: Int?
-        var documents: [String]?
-        switch type {
-        case .premisesPhotos:
-            min = self.min ?? 1
-            max = self.max ?? Swift.max(4, min ?? 1)
-            if let low = min, !(1...Workflow.maximumPhotos).contains(low) {
-                errors.append(FieldError(field: "\(field).min", message: "must be 1 to \(Workflow.maximumPhotos)"))
-            }
-            if let high = max, !(1...Workflow.maximumPhotos).contains(high) || high < (min ?? 1) {
-                errors.append(FieldError(field: "\(field).max", message: "must be min to \(Workflow.maximumPhotos)"))
-            }
-        case .digilocker:
-            let requested = self.documents ?? ["aadhaar"]
-            if requested.isEmpty || Set(requested).count != requested.count || !requested.allSatisfy(Workflow.digilockerDocuments.contains) {
-                errors.append(FieldError(field: "\(field).documents",
-                                         message: "must list distinct documents among \(Workflow.digilockerDocuments.sorted().joined(separator: ", "))"))
-            }
-            documents = requested
-        default:
-            break
-        }
-        if type != .premisesPhotos && (self.min != nil || self.max != nil) {
-            errors.append(FieldError(field: "\(field).min", message: "only premises_photos takes min and max"))
-        }
-        if type != .digilocker && self.documents != nil {
-            errors.append(FieldError(field: "\(field).documents", message: "only digilocker takes documents"))
-        }
-        guard errors.isEmpty else { throw Errors(errors: errors) }
-        return WorkflowStep(id: id, type: type, min: min, max: max, documents: documents)
     }
 }

@@ -50,29 +50,4 @@ extension HTTPServer {
             self.receivedAt = Date()
         }
     }
-
-    /// A suspended connection waiting for its deferred response; completes at most once.
-    ///
-    /// `@unchecked Sendable`: `done` is only touched while holding `lock`; the exchange's
-    /// `readyReply` only under the server's lock; and `MHD_resume_connection` may be called
-    /// from any thread.
-    final class Suspended: @unchecked Sendable {
-        let connection: OpaquePointer
-        let exchange: Exchange
-        private let lock = NSLock()
-        private var done = false
-
-        init(connection: OpaquePointer, exchange: Exchange) {
-            self.connection = connection
-            self.exchange = exchange
-        }
-
-        func claim() -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            if done { return false }
-            done = true
-            return true
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HostedObservability
 
 /// libmicrohttpd's own messages on their way to the log: at most one line a second, the next
 /// one saying how many were dropped meanwhile, so clients that make the library complain (cut

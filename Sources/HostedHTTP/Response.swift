@@ -22,12 +22,3 @@ public struct Response: Sendable {
         json(bytes: Array(try JSONCoding.encoder.encode(value)), status: status)
     }
 }
-
-/// The encoder every JSON body goes through.
-public enum JSONCoding {
-    public static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-}

@@ -7,8 +7,6 @@ import Testing
 /// Who a body is held for, as the header phase names it for the server's body budget: one
 /// holder per verification (all its sessions) and per account (all its keys).
 @Suite struct BodyHolderTests {
-    static let origin = HardeningTests.origin
-
     /// The holder the header phase of a request with a body names (nil: none).
     func holder(_ app: TestApplication, _ method: String, _ path: String, headers: [(String, String)]) -> String? {
         let request = Request(method: method, path: path, headers: HTTPHeaders(headers + [("Content-Length", "1000")]))
@@ -24,11 +22,11 @@ import Testing
         defer { f.close() }
         let upload = "/j/\(f.verificationID)/api/steps/selfie/images"
         // Two sign-ins to one verification are one holder.
-        let first = f.app.journeySession(verificationID: f.verificationID, auth: f.auth, origin: Self.origin)
-        let second = f.app.journeySession(verificationID: f.verificationID, auth: f.auth, origin: Self.origin)
+        let first = f.app.journeySession(verificationID: f.verificationID, auth: f.auth)
+        let second = f.app.journeySession(verificationID: f.verificationID, auth: f.auth)
         #expect(!first.isEmpty && first != second)
-        let byFirst = holder(f.app, "POST", upload, headers: [("Origin", Self.origin), ("Cookie", "hosted_session=\(first)")])
-        let bySecond = holder(f.app, "POST", upload, headers: [("Origin", Self.origin), ("Cookie", "hosted_session=\(second)")])
+        let byFirst = holder(f.app, "POST", upload, headers: [("Origin", TestApplication.origin), ("Cookie", "hosted_session=\(first)")])
+        let bySecond = holder(f.app, "POST", upload, headers: [("Origin", TestApplication.origin), ("Cookie", "hosted_session=\(second)")])
         #expect(byFirst != nil)
         #expect(byFirst == bySecond)
         #expect(byFirst?.contains(f.verificationID) == true)
@@ -39,6 +37,6 @@ import Testing
         #expect(byKey?.hasPrefix("account ") == true)
         #expect(byKey?.contains("sk_") == false)
         // A call nobody signed in to names none: only its address counts.
-        #expect(holder(f.app, "POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", Self.origin)]) == nil)
+        #expect(holder(f.app, "POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", TestApplication.origin)]) == nil)
     }
 }

@@ -12,11 +12,10 @@ import Testing
 /// lockout, sessions, the queue, the evidence, decisions with four eyes, tenancy.
 /// tests/e2e/test_console.py drives the same screens in real browsers.
 @Suite struct ConsoleTests {
-    static let origin = "https://verify.example.com"
     static let password = "plum tractor velvet 42"
 
     /// `@unchecked Sendable`: `seeds` is only changed on the test's own thread, outside the parallel parts.
-    final class Fixture: @unchecked Sendable {
+    final class Fixture: AccountFixture, @unchecked Sendable {
         let app: TestApplication
         let clock: ManualClock
         let auth: [(String, String)]
@@ -37,16 +36,14 @@ import Testing
 
         /// A verification the user has submitted: profile and selfie through the journey.
         func submitted(_ user: String = "user-1") -> String {
-            let id = json(app.request("POST", "/v1/verifications", headers: auth,
-                                      body: #"{"user_id":"\#(user)","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
-            let cookie = app.journeySession(verificationID: id, auth: auth, origin: ConsoleTests.origin)
-            func journey(_ path: String, _ body: [UInt8], _ type: String = "application/json") -> Int {
-                app.journeyPost(id, path, cookie: cookie, origin: ConsoleTests.origin, body: body, contentType: type)
-            }
-            #expect(journey("/steps/profile/profile", Array(#"{"full_name":"Asha Verma","date_of_birth":"1990-04-01"}"#.utf8)) == 200)
-            #expect(journey("/steps/selfie/images", ConsoleTests.photo, "image/jpeg") == 201)
-            #expect(journey("/steps/selfie/complete", []) == 200)
-            #expect(journey("/submit", []) == 200)
+            let id = json(post("/v1/verifications", #"{"user_id":"\#(user)","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
+            let cookie = app.journeySession(verificationID: id, auth: auth)
+            #expect(app.journey("POST", id, "/api/steps/profile/profile", body: #"{"full_name":"Asha Verma","date_of_birth":"1990-04-01"}"#,
+                                session: cookie).status == 200)
+            #expect(app.journey("POST", id, "/api/steps/selfie/images", body: ConsoleTests.photo, contentType: "image/jpeg",
+                                session: cookie).status == 201)
+            #expect(app.journey("POST", id, "/api/steps/selfie/complete", session: cookie).status == 200)
+            #expect(app.journey("POST", id, "/api/submit", session: cookie).status == 200)
             return id
         }
 
@@ -55,12 +52,12 @@ import Testing
         func activeOperator(_ email: String, role: OperatorRole = .reviewer, account: ObjectID? = nil) throws -> String {
             let (op, url) = try app.application.console.create(accountID: account ?? accountID, email: email, role: role)
             let token = String(url.split(separator: "=").last ?? "")
-            let setup = post("/console/api/setup", #"{"token":"\#(token)"}"#)
+            let setup = app.console("POST", "/console/api/setup", body: #"{"token":"\#(token)"}"#)
             #expect(setup.status == 200)
             let seed = ConsoleTests.base32(json(setup)["secret"] as? String ?? "")
             seeds[email] = seed
             let code = TOTPCodes.code(seed: seed, counter: TOTP.counter(at: clock.now()))
-            let done = post("/console/api/setup/complete", #"{"token":"\#(token)","password":"\#(ConsoleTests.password)","code":"\#(code)"}"#)
+            let done = app.console("POST", "/console/api/setup/complete", body: #"{"token":"\#(token)","password":"\#(ConsoleTests.password)","code":"\#(code)"}"#)
             #expect(done.status == 200, "\(String(decoding: done.body, as: UTF8.self))")
             return op.id.rawValue
         }
@@ -69,27 +66,13 @@ import Testing
         func signIn(_ email: String, password: String = ConsoleTests.password) -> String? {
             clock.advance(by: 30)
             let code = TOTPCodes.code(seed: seeds[email] ?? [], counter: TOTP.counter(at: clock.now()))
-            let response = post("/console/api/session", #"{"email":"\#(email)","password":"\#(password)","code":"\#(code)"}"#)
-            return response.headers.all("Set-Cookie").first { $0.hasPrefix("hosted_console=") }
-                .map { String($0.dropFirst("hosted_console=".count).prefix { $0 != ";" }) }
+            let response = app.console("POST", "/console/api/session", body: #"{"email":"\#(email)","password":"\#(password)","code":"\#(code)"}"#)
+            return response.cookie("hosted_console")
         }
 
-        func post(_ path: String, _ body: String, cookie: String? = nil, origin: String? = ConsoleTests.origin) -> Response {
-            var headers: [(String, String)] = [("Content-Type", "application/json")]
-            if let origin { headers.append(("Origin", origin)) }
-            if let cookie { headers.append(("Cookie", "hosted_console=\(cookie)")) }
-            return app.request("POST", path, headers: headers, body: body)
-        }
-
-        func get(_ path: String, cookie: String?) -> Response {
-            app.request("GET", path, headers: cookie.map { [("Cookie", "hosted_console=\($0)")] } ?? [])
-        }
-
-        func json(_ response: Response) -> [String: Any] { app.json(response) }
-        func code(_ response: Response) -> String? { json(response)["code"] as? String }
-        func verification(_ id: String) -> [String: Any] { json(app.request("GET", "/v1/verifications/\(id)", headers: auth)) }
+        func verification(_ id: String) -> [String: Any] { json(get("/v1/verifications/\(id)")) }
         func events(_ id: String) -> [[String: Any]] {
-            json(app.request("GET", "/v1/verifications/\(id)/events?limit=100", headers: auth))["data"] as? [[String: Any]] ?? []
+            json(get("/v1/verifications/\(id)/events?limit=100"))["data"] as? [[String: Any]] ?? []
         }
         func close() { app.close() }
     }
@@ -125,19 +108,19 @@ import Testing
         // The cookie: HttpOnly, SameSite=Strict, only under /console, Secure on https.
         f.clock.advance(by: 30)
         let code = TOTPCodes.code(seed: f.seeds["ana@acme.example"]!, counter: TOTP.counter(at: f.clock.now()))
-        let again = f.post("/console/api/session", #"{"email":"ANA@acme.example","password":"\#(Self.password)","code":"\#(code)"}"#)
+        let again = f.app.console("POST", "/console/api/session", body: #"{"email":"ANA@acme.example","password":"\#(Self.password)","code":"\#(code)"}"#)
         let setCookie = try #require(again.headers.all("Set-Cookie").first)
         #expect(setCookie.contains("; Path=/console;") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict")
                 && setCookie.hasSuffix("; Secure"))
         // A fresh session id at every sign-in.
         #expect(!setCookie.contains(cookie))
 
-        let queue = f.json(f.get("/console/api/queue", cookie: cookie))
+        let queue = f.json(f.app.console("GET", "/console/api/queue", cookie: cookie))
         let rows = queue["data"] as? [[String: Any]] ?? []
         #expect(rows.map { $0["id"] as? String } == [id])
         #expect((queue["counts"] as? [String: Int])?["submitted"] == 1)
 
-        let detail = f.json(f.get("/console/api/verifications/\(id)", cookie: cookie))
+        let detail = f.json(f.app.console("GET", "/console/api/verifications/\(id)", cookie: cookie))
         let steps = detail["steps"] as? [[String: Any]] ?? []
         #expect((steps.first?["profile"] as? [String: String])?["full_name"] == "Asha Verma")
         let images = steps.last?["images"] as? [[String: Any]] ?? []
@@ -145,7 +128,7 @@ import Testing
         #expect(detail["can_decide"] as? Bool == true)
 
         // The display copy: a JPEG libvips made now, served only as an image and never cached.
-        let display = f.get(images.first?["display_url"] as? String ?? "", cookie: cookie)
+        let display = f.app.console("GET", images.first?["display_url"] as? String ?? "", cookie: cookie)
         #expect(display.status == 200)
         #expect(Array(display.body.prefix(3)) == [0xFF, 0xD8, 0xFF])
         #expect(display.headers["Content-Security-Policy"] == "sandbox")
@@ -153,13 +136,13 @@ import Testing
         #expect(display.headers["Cache-Control"] == "private, no-store")
         // Full size is the stored copy, byte for byte what the API downloads.
         let artifact = images.first?["artifact_id"] as? String ?? ""
-        #expect(f.get(images.first?["full_url"] as? String ?? "", cookie: cookie).body
-                == f.app.request("GET", "/v1/verifications/\(id)/artifacts/\(artifact)", headers: f.auth).body)
+        #expect(f.app.console("GET", images.first?["full_url"] as? String ?? "", cookie: cookie).body
+                == f.get("/v1/verifications/\(id)/artifacts/\(artifact)").body)
         // Without the session, nothing.
-        #expect(f.get(images.first?["display_url"] as? String ?? "", cookie: nil).status == 401)
+        #expect(f.app.console("GET", images.first?["display_url"] as? String ?? "", cookie: nil).status == 401)
 
-        let decided = f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved","note":"Face matches the photo ID."}"#,
-                             cookie: cookie)
+        let decided = f.app.console("POST", "/console/api/verifications/\(id)/decision",
+                                    body: #"{"decision":"approved","note":"Face matches the photo ID."}"#, cookie: cookie)
         #expect(decided.status == 200)
         #expect(f.json(decided)["outcome"] as? String == "approved")
         #expect(f.verification(id)["status"] as? String == "approved")
@@ -171,11 +154,11 @@ import Testing
         let notes = events.filter { $0["type"] as? String == "verification.review_note" }
         #expect(notes.compactMap { ($0["data"] as? [String: Any])?["kind"] as? String } == ["viewed", "note"])
         #expect(!String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self).contains("Face matches"))
-        let after = f.json(f.get("/console/api/verifications/\(id)", cookie: cookie))
+        let after = f.json(f.app.console("GET", "/console/api/verifications/\(id)", cookie: cookie))
         #expect((after["notes"] as? [[String: Any]])?.first?["body"] as? String == "Face matches the photo ID.")
         #expect(after["can_decide"] as? Bool == false)
         // Deciding twice is refused by the status machine, as through the API.
-        #expect(f.code(f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved"}"#, cookie: cookie))
+        #expect(f.code(f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"approved"}"#, cookie: cookie))
                 == "verification_not_submitted")
         #expect(try EventStoreAudit.verify(f.app))
     }
@@ -191,12 +174,12 @@ import Testing
         for body in [#"{"decision":"rejected"}"#, #"{"decision":"rejected","reason":"looked odd"}"#, #"{"decision":"maybe"}"#,
                      #"{"decision":"approved","reason":"face_mismatch"}"#, #"{"decision":"rejected","reason":"other","extra":1}"#,
                      "not json", #"{"decision":"rejected","reason":"other","note":"\#(String(repeating: "x", count: 2001))"}"#] {
-            let refused = f.post("/console/api/verifications/\(id)/decision", body, cookie: cookie)
+            let refused = f.app.console("POST", "/console/api/verifications/\(id)/decision", body: body, cookie: cookie)
             #expect([400, 422].contains(refused.status), "\(body)")
             #expect(refused.headers["Content-Type"] == "application/problem+json")
         }
         #expect(f.verification(id)["status"] as? String == "submitted")
-        let rejected = f.post("/console/api/verifications/\(id)/decision", #"{"decision":"rejected","reason":"face_mismatch"}"#, cookie: cookie)
+        let rejected = f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"rejected","reason":"face_mismatch"}"#, cookie: cookie)
         #expect(f.json(rejected)["outcome"] as? String == "rejected")
         let verification = f.verification(id)
         #expect(verification["status"] as? String == "rejected")
@@ -215,16 +198,16 @@ import Testing
         let ana = try #require(f.signIn("ana@acme.example"))
         let ravi = try #require(f.signIn("ravi@acme.example"))
 
-        let recorded = f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved"}"#, cookie: ana)
+        let recorded = f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"approved"}"#, cookie: ana)
         #expect(f.json(recorded)["outcome"] as? String == "approval_recorded")
         #expect(f.verification(id)["status"] as? String == "submitted")
-        #expect(f.json(f.get("/console/api/verifications/\(id)", cookie: ana))["can_decide"] as? Bool == false)
-        let twice = f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved"}"#, cookie: ana)
+        #expect(f.json(f.app.console("GET", "/console/api/verifications/\(id)", cookie: ana))["can_decide"] as? Bool == false)
+        let twice = f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"approved"}"#, cookie: ana)
         #expect(twice.status == 409)
         #expect(f.code(twice) == "approval_already_recorded")
-        #expect(f.json(f.get("/console/api/queue", cookie: ravi))["data"].flatMap { ($0 as? [[String: Any]])?.first?["approvals"] as? Int } == 1)
+        #expect(f.json(f.app.console("GET", "/console/api/queue", cookie: ravi))["data"].flatMap { ($0 as? [[String: Any]])?.first?["approvals"] as? Int } == 1)
 
-        let decided = f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved"}"#, cookie: ravi)
+        let decided = f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"approved"}"#, cookie: ravi)
         #expect(f.json(decided)["outcome"] as? String == "approved")
         #expect(f.verification(id)["status"] as? String == "approved")
         let decisions = f.events(id).filter {
@@ -241,10 +224,10 @@ import Testing
         defer { f.close() }
         let id = f.submitted()
         let approve = #"{"decision":"approved"}"#
-        #expect(f.app.request("POST", "/v1/verifications/\(id)/decision", headers: f.auth, body: approve).status == 200)
+        #expect(f.post("/v1/verifications/\(id)/decision", approve).status == 200)
         #expect(f.verification(id)["status"] as? String == "submitted")
         // The same key again is the same pair of eyes.
-        let twice = f.app.request("POST", "/v1/verifications/\(id)/decision", headers: f.auth, body: approve)
+        let twice = f.post("/v1/verifications/\(id)/decision", approve)
         #expect(twice.status == 409)
         #expect(f.code(twice) == "approval_already_recorded")
         // Another key of the same account is the same backend: the same pair of eyes (issue 37).
@@ -257,116 +240,8 @@ import Testing
         // An operator's approval is the second.
         try f.activeOperator("ana@acme.example")
         let ana = try #require(f.signIn("ana@acme.example"))
-        #expect(f.json(f.post("/console/api/verifications/\(id)/decision", approve, cookie: ana))["outcome"] as? String == "approved")
+        #expect(f.json(f.app.console("POST", "/console/api/verifications/\(id)/decision", body: approve, cookie: ana))["outcome"] as? String == "approved")
         #expect(f.verification(id)["status"] as? String == "approved")
-    }
-
-    @Test(arguments: Store.allCases)
-    func parallelWrongPasswordsLockAfterFiveChecks(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        try f.activeOperator("ana@acme.example")
-        f.clock.advance(by: 30)
-        let code = TOTPCodes.code(seed: f.seeds["ana@acme.example"]!, counter: TOTP.counter(at: f.clock.now()))
-        let answers = Collected<Response>()
-        DispatchQueue.concurrentPerform(iterations: 16) { index in
-            answers.append(f.post("/console/api/session", #"{"email":"ana@acme.example","password":"wrong password \#(index)","code":"\#(code)"}"#))
-        }
-        #expect(answers.all.allSatisfy { $0.status == 401 })
-        // The same answer whatever failed: the body of a wrong password equals an unknown email's.
-        let unknown = f.post("/console/api/session", #"{"email":"nobody@acme.example","password":"x","code":"000000"}"#)
-        #expect(answers.all.allSatisfy { $0.body == unknown.body })
-        // Only five attempts were ever checked (the store numbered them atomically)…
-        let failures = try f.app.application.database.query(
-            "SELECT COUNT(*) AS n FROM operator_events WHERE type = 'operator.sign_in_failed'").first?.int("n")
-        #expect(failures == 5)
-        // …and now even the right password and code are refused, with the same answer.
-        f.clock.advance(by: 30)
-        let right = TOTPCodes.code(seed: f.seeds["ana@acme.example"]!, counter: TOTP.counter(at: f.clock.now()))
-        let locked = f.post("/console/api/session", #"{"email":"ana@acme.example","password":"\#(Self.password)","code":"\#(right)"}"#)
-        #expect(locked.status == 401)
-        #expect(locked.body == unknown.body)
-        // Fifteen minutes later the lock is over.
-        #expect(f.signIn("ana@acme.example") == nil)
-        f.clock.advance(by: 15 * 60)
-        #expect(f.signIn("ana@acme.example") != nil)
-    }
-
-    @Test(arguments: Store.allCases)
-    func aCodeWorksOnceAndSetupLinksOnce(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        let (_, url) = try f.app.application.console.create(accountID: f.accountID, email: "ana@acme.example", role: .reviewer)
-        let token = String(url.split(separator: "=").last ?? "")
-        #expect(url.hasPrefix("https://verify.example.com/console/setup#token="))
-        let first = f.json(f.post("/console/api/setup", #"{"token":"\#(token)"}"#))
-        // A reload shows the same seed; the QR code is an SVG of the otpauth URI.
-        #expect(f.json(f.post("/console/api/setup", #"{"token":"\#(token)"}"#))["secret"] as? String == first["secret"] as? String)
-        #expect((first["qr_svg"] as? String)?.hasPrefix("<svg") == true)
-        #expect((first["otpauth_uri"] as? String)?.hasPrefix("otpauth://totp/Hosted:ana@acme.example?secret=") == true)
-        let seed = Self.base32(first["secret"] as? String ?? "")
-        let code = TOTPCodes.code(seed: seed, counter: TOTP.counter(at: f.clock.now()))
-        let weak = f.post("/console/api/setup/complete", #"{"token":"\#(token)","password":"password1234","code":"\#(code)"}"#)
-        #expect(f.code(weak) == "password_not_allowed")
-        let wrongCode = f.post("/console/api/setup/complete", #"{"token":"\#(token)","password":"\#(Self.password)","code":"000000"}"#)
-        #expect(f.code(wrongCode) == (code == "000000" ? nil : "code_invalid"))
-        // Parallel completions of one link: exactly one wins.
-        let statuses = Collected<Int>()
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            statuses.append(f.post("/console/api/setup/complete", #"{"token":"\#(token)","password":"\#(Self.password)","code":"\#(code)"}"#).status)
-        }
-        #expect(statuses.all.filter { $0 == 200 }.count == 1)
-        #expect(statuses.all.filter { $0 == 404 }.count == 7)
-        #expect(f.code(f.post("/console/api/setup", #"{"token":"\#(token)"}"#)) == "setup_link_invalid")
-        // The setup code's own step cannot sign in; the next step's code signs in once only.
-        f.seeds["ana@acme.example"] = seed
-        let sameStep = f.post("/console/api/session", #"{"email":"ana@acme.example","password":"\#(Self.password)","code":"\#(code)"}"#)
-        #expect(sameStep.status == 401)
-        f.clock.advance(by: 30)
-        let next = TOTPCodes.code(seed: seed, counter: TOTP.counter(at: f.clock.now()))
-        let body = #"{"email":"ana@acme.example","password":"\#(Self.password)","code":"\#(next)"}"#
-        #expect(f.post("/console/api/session", body).status == 200)
-        #expect(f.post("/console/api/session", body).status == 401)
-        // The seed and the password are nowhere in clear; the setup secret nowhere at all.
-        let stored = (try f.app.storedBytes())
-        #expect(!stored.contains(text: first["secret"] as? String ?? "-"))
-        #expect(!stored.contains(text: Self.password))
-        #expect(!stored.contains(text: token))
-    }
-
-    @Test(arguments: Store.allCases)
-    func sessionsEndWhenIdleAtTwelveHoursAndWhenDisabled(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        let id = try f.activeOperator("ana@acme.example")
-        var cookie = try #require(f.signIn("ana@acme.example"))
-        f.clock.advance(by: 29 * 60)
-        #expect(f.get("/console/api/me", cookie: cookie).status == 200)
-        f.clock.advance(by: 29 * 60)
-        #expect(f.get("/console/api/me", cookie: cookie).status == 200)  // each request restarts the idle clock
-        f.clock.advance(by: 31 * 60)
-        #expect(f.code(f.get("/console/api/me", cookie: cookie)) == "console_signin_required")
-
-        cookie = try #require(f.signIn("ana@acme.example"))
-        for _ in 0..<25 {
-            f.clock.advance(by: 29 * 60)
-            _ = f.get("/console/api/me", cookie: cookie)
-        }
-        #expect(f.get("/console/api/me", cookie: cookie).status == 401)  // past 12 hours, active or not
-
-        cookie = try #require(f.signIn("ana@acme.example"))
-        #expect(f.get("/console/api/me", cookie: cookie).status == 200)
-        _ = try f.app.application.console.disable(id: ObjectID(.operator, parsing: id)!)
-        #expect(f.get("/console/api/me", cookie: cookie).status == 401)
-        #expect(f.signIn("ana@acme.example") == nil)
-        // Sign-out ends the session.
-        try f.activeOperator("ravi@acme.example")
-        let ravi = try #require(f.signIn("ravi@acme.example"))
-        #expect(f.post("/console/api/signout", "", cookie: ravi).status == 204)
-        #expect(f.get("/console/api/me", cookie: ravi).status == 401)
     }
 
     @Test(arguments: Store.allCases)
@@ -379,20 +254,20 @@ import Testing
         try f.activeOperator("eve@other.example", role: .admin, account: other.account.id)
         let ana = try f.activeOperator("ana@acme.example")
         let eve = try #require(f.signIn("eve@other.example"))
-        #expect((f.json(f.get("/console/api/queue?status=all", cookie: eve))["data"] as? [Any])?.isEmpty == true)
-        #expect(f.get("/console/api/verifications/\(id)", cookie: eve).status == 404)
+        #expect((f.json(f.app.console("GET", "/console/api/queue?status=all", cookie: eve))["data"] as? [Any])?.isEmpty == true)
+        #expect(f.app.console("GET", "/console/api/verifications/\(id)", cookie: eve).status == 404)
         let artifact = ((f.verification(id)["steps"] as? [[String: Any]])?.last?["artifacts"] as? [String])?.first ?? ""
-        #expect(f.get("/console/api/verifications/\(id)/artifacts/\(artifact)?size=full", cookie: eve).status == 404)
-        #expect(f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved"}"#, cookie: eve).status == 404)
-        #expect(f.post("/console/api/verifications/\(id)/notes", #"{"note":"x"}"#, cookie: eve).status == 404)
+        #expect(f.app.console("GET", "/console/api/verifications/\(id)/artifacts/\(artifact)?size=full", cookie: eve).status == 404)
+        #expect(f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"approved"}"#, cookie: eve).status == 404)
+        #expect(f.app.console("POST", "/console/api/verifications/\(id)/notes", body: #"{"note":"x"}"#, cookie: eve).status == 404)
         // An admin manages only its own account's operators.
-        let listed = f.json(f.get("/console/api/operators", cookie: eve))["data"] as? [[String: Any]] ?? []
+        let listed = f.json(f.app.console("GET", "/console/api/operators", cookie: eve))["data"] as? [[String: Any]] ?? []
         #expect(listed.map { $0["email"] as? String } == ["eve@other.example"])
-        #expect(f.post("/console/api/operators/\(ana)/disable", "", cookie: eve).status == 404)
+        #expect(f.app.console("POST", "/console/api/operators/\(ana)/disable", cookie: eve).status == 404)
         #expect(f.verification(id)["status"] as? String == "submitted")
         // A reviewer is not an admin.
         let anaCookie = try #require(f.signIn("ana@acme.example"))
-        #expect(f.code(f.get("/console/api/operators", cookie: anaCookie)) == "operator_role_required")
+        #expect(f.code(f.app.console("GET", "/console/api/operators", cookie: anaCookie)) == "operator_role_required")
     }
 
     @Test(arguments: Store.allCases)
@@ -404,13 +279,13 @@ import Testing
         try f.activeOperator("ana@acme.example")
         let cookie = try #require(f.signIn("ana@acme.example"))
         for origin in [nil, "https://evil.example", "http://verify.example.com"] {
-            let refused = f.post("/console/api/verifications/\(id)/decision", #"{"decision":"approved"}"#, cookie: cookie, origin: origin)
+            let refused = f.app.console("POST", "/console/api/verifications/\(id)/decision", body: #"{"decision":"approved"}"#, cookie: cookie, origin: origin)
             #expect(refused.status == 403)
             #expect(f.code(refused) == "origin_mismatch")
         }
         #expect(f.app.admit("POST", "/console/api/verifications/\(id)/decision", headers: [("Cookie", "hosted_console=\(cookie)")]) == 403)
         #expect(f.app.admit("POST", "/console/api/verifications/\(id)/notes",
-                            headers: [("Origin", Self.origin), ("Cookie", "hosted_console=junk")]) == 401)
+                            headers: [("Origin", TestApplication.origin), ("Cookie", "hosted_console=junk")]) == 401)
         #expect(f.verification(id)["status"] as? String == "submitted")
         // The pages are one shell with a strict CSP and no camera.
         let page = f.app.request("GET", "/console/verifications/\(id)")
@@ -427,44 +302,17 @@ import Testing
         let id = f.submitted()
         try f.activeOperator("ana@acme.example")
         let cookie = try #require(f.signIn("ana@acme.example"))
-        #expect(f.post("/console/api/verifications/\(id)/notes", #"{"note":"Distinctive-note-7781"}"#, cookie: cookie).status == 201)
-        #expect(f.post("/console/api/verifications/\(id)/decision", #"{"decision":"rejected","reason":"other","note":"Second-note-5512"}"#,
-                       cookie: cookie).status == 200)
+        #expect(f.app.console("POST", "/console/api/verifications/\(id)/notes", body: #"{"note":"Distinctive-note-7781"}"#, cookie: cookie).status == 201)
+        #expect(f.app.console("POST", "/console/api/verifications/\(id)/decision",
+                              body: #"{"decision":"rejected","reason":"other","note":"Second-note-5512"}"#, cookie: cookie).status == 200)
         #expect((try f.app.storedBytes()).contains(text: "Distinctive-note-7781"))
-        #expect(f.app.request("POST", "/v1/verifications/\(id)/redact", headers: f.auth).status == 200)
+        #expect(f.post("/v1/verifications/\(id)/redact", "").status == 200)
         let stored = (try f.app.storedBytes())
         #expect(!stored.contains(text: "Distinctive-note-7781"))
         #expect(!stored.contains(text: "Second-note-5512"))
-        #expect((f.json(f.get("/console/api/verifications/\(id)", cookie: cookie))["notes"] as? [Any])?.isEmpty == true)
+        #expect((f.json(f.app.console("GET", "/console/api/verifications/\(id)", cookie: cookie))["notes"] as? [Any])?.isEmpty == true)
         // No note can bring personal data back afterwards.
-        #expect(f.post("/console/api/verifications/\(id)/notes", #"{"note":"Late-note-3391"}"#, cookie: cookie).status == 409)
+        #expect(f.app.console("POST", "/console/api/verifications/\(id)/notes", body: #"{"note":"Late-note-3391"}"#, cookie: cookie).status == 409)
         #expect(!(try f.app.storedBytes()).contains(text: "Late-note-3391"))
-    }
-
-    @Test(arguments: Store.allCases)
-    func signInAttemptsAreLimitedPerAddressAndEndedSessionsArePruned(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        let statuses = (0..<22).map { index in
-            f.post("/console/api/session", #"{"email":"nobody\#(index)@acme.example","password":"x","code":"000000"}"#).status
-        }
-        #expect(statuses.prefix(20).allSatisfy { $0 == 401 })
-        #expect(statuses.suffix(2).allSatisfy { $0 == 429 })
-        f.clock.advance(by: 15 * 60)
-        try f.activeOperator("ana@acme.example")
-        #expect(f.signIn("ana@acme.example") != nil)
-        let count: () throws -> Int64? = { try f.app.application.database.query("SELECT COUNT(*) AS n FROM console_sessions").first?.int("n") }
-        #expect(try count() == 1)
-        f.clock.advance(by: 14 * 3600)
-        f.app.application.runBackgroundWork()
-        #expect(try count() == 0)
-    }
-}
-
-/// `hosted audit verify`'s check, run in-process.
-enum EventStoreAudit {
-    static func verify(_ app: TestApplication) throws -> Bool {
-        try EventStore(database: app.application.database).audit(accountID: nil).broken == nil
     }
 }

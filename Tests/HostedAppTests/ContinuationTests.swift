@@ -10,10 +10,8 @@ import Testing
 /// Continuing on another device through the journey API, on SQLite and PostgreSQL: one device
 /// wins a link, its one pick decides, a wrong pick burns, links expire, the first device follows.
 @Suite struct ContinuationTests {
-    static let origin = "https://verify.example.com"
-
     /// `@unchecked Sendable`: nothing in it changes after init.
-    final class Fixture: @unchecked Sendable {
+    final class Fixture: JourneyFixture, @unchecked Sendable {
         let app: TestApplication
         let clock: ManualClock
         let auth: [(String, String)]
@@ -30,42 +28,31 @@ import Testing
                                 body: #"{"key":"kyc","name":"KYC","steps":[{"type":"profile"}]}"#).status == 201)
             id = app.json(app.request("POST", "/v1/verifications", headers: auth,
                                       body: #"{"user_id":"u1","workflow":"kyc","mobile":"+919876543210","return_url":"https://app.example.com/done"}"#))["id"] as? String ?? ""
-            desktop = app.journeySession(verificationID: id, auth: auth, origin: ContinuationTests.origin)
+            desktop = app.journeySession(verificationID: id, auth: auth)
         }
 
-        func journey(_ method: String, _ path: String, body: String = "", cookies: [String: String] = [:]) -> Response {
-            var headers = [("Origin", ContinuationTests.origin), ("Content-Type", "application/json")]
-            if !cookies.isEmpty { headers.append(("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))) }
-            return app.request(method, "/j/\(id)/api\(path)", headers: headers, body: body)
-        }
+        var verificationID: String { id }
 
         /// A new link from the desktop: (secret, number).
         func link() -> (secret: String, number: String) {
-            let created = app.json(journey("POST", "/continuations", cookies: ["hosted_session": desktop]))
+            let created = json(journey("POST", "/api/continuations", session: desktop))
             let url = created["url"] as? String ?? ""
             return (String(url.split(separator: "#").last?.dropFirst("continue=".count) ?? ""), created["number"] as? String ?? "")
         }
 
         /// Opens a link as a phone: its options and claim cookie, or the status.
         func open(_ secret: String) -> (status: Int, options: [String], claim: String?) {
-            let response = journey("POST", "/continuations/open", body: #"{"secret":"\#(secret)"}"#)
-            let claim = response.headers.all("Set-Cookie").first { $0.hasPrefix("hosted_claim=") }
-                .map { String($0.dropFirst("hosted_claim=".count).prefix { $0 != ";" }) }
-            return (response.status, app.json(response)["options"] as? [String] ?? [], claim)
+            let response = journey("POST", "/api/continuations/open", body: #"{"secret":"\#(secret)"}"#)
+            return (response.status, json(response)["options"] as? [String] ?? [], response.cookie("hosted_claim"))
         }
 
         func pick(_ number: String, claim: String?) -> Response {
-            journey("POST", "/continuations/match", body: #"{"number":"\#(number)"}"#, cookies: claim.map { ["hosted_claim": $0] } ?? [:])
+            journey("POST", "/api/continuations/match", body: #"{"number":"\#(number)"}"#, cookies: claim.map { ["hosted_claim": $0] } ?? [:])
         }
 
-        func cookie(_ name: String, in response: Response) -> String? {
-            response.headers.all("Set-Cookie").first { $0.hasPrefix("\(name)=") && !$0.contains("Max-Age=0") }
-                .map { String($0.dropFirst(name.count + 1).prefix { $0 != ";" }) }
-        }
-
-        func progress() -> [String: Any] { app.json(journey("GET", "/continuations/current", cookies: ["hosted_session": desktop])) }
+        func progress() -> [String: Any] { json(journey("GET", "/api/continuations/current", session: desktop)) }
         func eventTypes() -> [String] {
-            (app.json(app.request("GET", "/v1/verifications/\(id)/events?limit=100", headers: auth))["data"] as? [[String: Any]] ?? [])
+            (json(get("/v1/verifications/\(id)/events?limit=100"))["data"] as? [[String: Any]] ?? [])
                 .compactMap { $0["type"] as? String }
         }
         func close() { app.close() }
@@ -76,7 +63,7 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        let created = f.app.json(f.journey("POST", "/continuations", cookies: ["hosted_session": f.desktop]))
+        let created = f.app.json(f.journey("POST", "/api/continuations", session: f.desktop))
         let url = try #require(created["url"] as? String)
         #expect(url.hasPrefix("https://verify.example.com/j/\(f.id)#continue="))
         let number = try #require(created["number"] as? String)
@@ -90,15 +77,15 @@ import Testing
         #expect(phone.options.count == 3 && Set(phone.options).count == 3 && phone.options.contains(number))
         let matched = f.pick(number, claim: phone.claim)
         #expect(matched.status == 200)
-        let session = try #require(f.cookie("hosted_session", in: matched))
+        let session = try #require(matched.cookie("hosted_session"))
         #expect(f.progress()["continuation"].flatMap { ($0 as? [String: Any])?["status"] as? String } == "matched")
 
         // The phone works the journey and submits; it is sent back to the desktop, not the return URL.
-        let state = f.app.json(f.journey("GET", "/state", cookies: ["hosted_session": session]))
+        let state = f.app.json(f.journey("GET", "/api/state", session: session))
         #expect(state["continued"] as? Bool == true && state["return_url"] == nil)
-        #expect(f.journey("POST", "/steps/profile/profile", body: #"{"full_name":"Asha Verma","date_of_birth":"1990-04-01"}"#,
-                          cookies: ["hosted_session": session]).status == 200)
-        let submitted = f.app.json(f.journey("POST", "/submit", cookies: ["hosted_session": session]))
+        #expect(f.journey("POST", "/api/steps/profile/profile", body: #"{"full_name":"Asha Verma","date_of_birth":"1990-04-01"}"#,
+                          session: session).status == 200)
+        let submitted = f.app.json(f.journey("POST", "/api/submit", session: session))
         #expect(submitted["redirect_url"] is NSNull)
         // The desktop's follow now says where to go.
         let progress = f.progress()
@@ -108,7 +95,7 @@ import Testing
         #expect(f.eventTypes() == ["verification.created", "verification.handoff_created", "verification.signed_in",
                                    "verification.continuation_created", "verification.continuation_matched",
                                    "verification.signed_in", "verification.step_completed", "verification.submitted"])
-        let signIns = (f.app.json(f.app.request("GET", "/v1/events?type=verification.signed_in", headers: f.auth))["data"] as? [[String: Any]] ?? [])
+        let signIns = (f.json(f.get("/v1/events?type=verification.signed_in"))["data"] as? [[String: Any]] ?? [])
         #expect(signIns.compactMap { ($0["data"] as? [String: Any])?["method"] as? String } == ["handoff", "continuation"])
     }
 
@@ -158,13 +145,13 @@ import Testing
         #expect(f.pick(first.number, claim: opened.claim).status == 401)
         #expect(f.open(first.secret).status == 401)
         // "Continue here instead" ends the link that is not used yet.
-        #expect(f.journey("DELETE", "/continuations/current", cookies: ["hosted_session": f.desktop]).status == 204)
+        #expect(f.journey("DELETE", "/api/continuations/current", session: f.desktop).status == 204)
         #expect(f.open(second.secret).status == 401)
         // A pick that is not two digits is a wrong pick, never a crash.
         let third = f.link()
         let junk = f.open(third.secret)
         #expect(f.pick("1e1", claim: junk.claim).status == 409)
-        #expect(f.journey("POST", "/continuations/match", body: #"{"number":12}"#).status == 422)
+        #expect(f.journey("POST", "/api/continuations/match", body: #"{"number":12}"#).status == 422)
     }
 
     @Test(arguments: Store.allCases)
@@ -193,7 +180,7 @@ import Testing
         f.clock.advance(by: ContinuationRules.lifetime - 2)  // two seconds left
         let tag = try #require(f.progress()["tag"] as? String)
         let path = "/j/\(f.id)/api/continuations/current?wait=20&since=\(tag)"
-        let headers = [("Origin", ContinuationTests.origin), ("Cookie", "hosted_session=\(f.desktop)")]
+        let headers = [("Origin", TestApplication.origin), ("Cookie", "hosted_session=\(f.desktop)")]
         let deferred = try #require(f.app.reply("GET", path, headers: headers).deferred)
         let answered = Answer()
         let started = Date()
@@ -215,20 +202,19 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        #expect(f.journey("POST", "/continuations").status == 401)
-        #expect(f.journey("POST", "/continuations", cookies: ["hosted_session": f.desktop]).status == 201)
-        #expect(f.app.request("POST", "/j/\(f.id)/api/continuations",
-                              headers: [("Cookie", "hosted_session=\(f.desktop)"), ("Origin", "https://evil.example")]).status == 403)
+        #expect(f.journey("POST", "/api/continuations").status == 401)
+        #expect(f.journey("POST", "/api/continuations", session: f.desktop).status == 201)
+        #expect(f.journey("POST", "/api/continuations", session: f.desktop, origin: "https://evil.example").status == 403)
         let (secret, number) = f.link()
         // Outside dev mode without an SMS relay, texting is refused rather than silently dropped.
-        let sms = f.journey("POST", "/continuations/sms", body: #"{"secret":"\#(secret)"}"#, cookies: ["hosted_session": f.desktop])
+        let sms = f.journey("POST", "/api/continuations/sms", body: #"{"secret":"\#(secret)"}"#, session: f.desktop)
         #expect(sms.status == 503)
         #expect(f.app.json(sms)["code"] as? String == "sms_unavailable")
-        #expect(f.journey("POST", "/continuations/sms", body: #"{"secret":"\#(String(repeating: "A", count: 43))"}"#,
-                          cookies: ["hosted_session": f.desktop]).status == 401)
+        #expect(f.journey("POST", "/api/continuations/sms", body: #"{"secret":"\#(String(repeating: "A", count: 43))"}"#,
+                          session: f.desktop).status == 401)
         let phone = f.open(secret)
         let matched = f.pick(number, claim: phone.claim)
-        let session = try #require(f.cookie("hosted_session", in: matched))
+        let session = try #require(matched.cookie("hosted_session"))
         // Secret, claim and session token are nowhere in the store: only their hashes (the texted
         // link is sealed in the SMS queue).
         let stored = try f.app.storedBytes()
@@ -244,7 +230,7 @@ import Testing
         defer { f.close() }
         let (secret, _) = f.link()
         let body = #"{"secret":"\#(secret)"}"#
-        let statuses = (0..<4).map { _ in f.journey("POST", "/continuations/sms", body: body, cookies: ["hosted_session": f.desktop]).status }
+        let statuses = (0..<4).map { _ in f.journey("POST", "/api/continuations/sms", body: body, session: f.desktop).status }
         #expect(statuses == [202, 202, 202, 429])
         f.app.application.runBackgroundWork()
         let outbox = f.app.json(f.app.request("GET", "/dev/outbox?to=%2B919876543210"))["data"] as? [[String: Any]] ?? []

@@ -10,7 +10,7 @@ import Testing
 /// The customer API through the application's responder, on SQLite and PostgreSQL.
 @Suite struct CustomerAPITests {
     /// An app with one account, a registered return URL and a workflow.
-    struct Fixture {
+    struct Fixture: AccountFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let clock: ManualClock
@@ -26,28 +26,12 @@ import Testing
 
         static let workflow = #"{"key":"kyc_basic","name":"Basic KYC","steps":[{"type":"profile"},{"type":"selfie"},{"type":"premises_photos","min":2,"max":4}]}"#
 
-        func post(_ path: String, _ body: String, headers: [(String, String)] = []) -> Response {
-            app.request("POST", path, headers: auth + headers, body: body)
-        }
-
-        func get(_ path: String, headers: [(String, String)] = []) -> Response {
-            app.request("GET", path, headers: auth + headers)
-        }
-
-        func poll(_ path: String, headers: [(String, String)] = []) -> Reply {
-            app.reply("GET", path, headers: auth + headers)
-        }
-
-        func json(_ response: Response) -> [String: Any] { app.json(response) }
-
         func create(user: String = "user-1", extra: String = "") -> Response {
             post("/v1/verifications", #"{"user_id":"\#(user)","workflow":"kyc_basic","mobile":"+919876543210"\#(extra)}"#)
         }
 
         func close() { app.close() }
     }
-
-    func code(_ response: Response, _ fixture: Fixture) -> String? { fixture.json(response)["code"] as? String }
 
     @Test(arguments: Store.allCases)
     func createVerification_201_thenSameUserAndWorkflow_200(_ store: Store) throws {
@@ -86,7 +70,7 @@ import Testing
         defer { f.close() }
         let bad = f.post("/v1/verifications", #"{"user_id":"has\u0009tab","workflow":"nope","mobile":"98765","metadata":{"k":"\#(String(repeating: "v", count: 501))"}}"#)
         #expect(bad.status == 422)
-        #expect(code(bad, f) == "invalid_request")
+        #expect(f.code(bad) == "invalid_request")
         let fields = Set((f.json(bad)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] })
         #expect(fields == ["user_id", "workflow", "mobile", "metadata.k"])
         #expect(f.post("/v1/verifications", #"{"workflow":"kyc_basic"}"#).status == 422)
@@ -95,9 +79,9 @@ import Testing
         #expect(f.post("/v1/verifications", "[]").status == 400)
         let unregistered = f.create(extra: #","return_url":"https://app.example.com/other""#)
         #expect(unregistered.status == 422)
-        #expect(code(unregistered, f) == "return_url_not_registered")
-        #expect(code(f.create(extra: #","return_url":"acme://kyc/done""#), f) == "return_url_scheme_not_allowed")
-        #expect(code(f.create(extra: #","return_url":"http://app.example.com/kyc/done""#), f) == "return_url_not_https")
+        #expect(f.code(unregistered) == "return_url_not_registered")
+        #expect(f.code(f.create(extra: #","return_url":"acme://kyc/done""#)) == "return_url_scheme_not_allowed")
+        #expect(f.code(f.create(extra: #","return_url":"http://app.example.com/kyc/done""#)) == "return_url_not_https")
         // Fields the API does not know are each named (sorted), even beside valid ones.
         let typos = f.create(extra: #","nickname":"x","métadata":{},"return_url":null"#)
         #expect(typos.status == 422)
@@ -175,7 +159,7 @@ import Testing
         #expect(f.post("/v1/verifications/\(id)/cancel", "").status == 200)
         let refused = f.app.request("PATCH", "/v1/verifications/\(id)", headers: f.auth, body: #"{"metadata":{}}"#)
         #expect(refused.status == 409)
-        #expect(code(refused, f) == "verification_closed")
+        #expect(f.code(refused) == "verification_closed")
     }
 
     @Test(arguments: Store.allCases)
@@ -219,7 +203,7 @@ import Testing
         #expect(replay.headers["Idempotent-Replayed"] == "true")
         let reused = f.post("/v1/verifications", #"{"user_id":"other","workflow":"kyc_basic","mobile":"+919876543210"}"#, headers: key)
         #expect(reused.status == 422)
-        #expect(code(reused, f) == "idempotency_key_reused")
+        #expect(f.code(reused) == "idempotency_key_reused")
 
         let key2 = [("Idempotency-Key", "order-43")]
         #expect(f.post("/v1/verifications", #"{"user_id":"fixme","workflow":"kyc_basic","mobile":"bad"}"#, headers: key2).status == 422)
@@ -249,7 +233,7 @@ import Testing
         #expect(claim == .claimed)
         let busy = f.post("/v1/return_urls", body, headers: headers)
         #expect(busy.status == 409)
-        #expect(code(busy, f) == "idempotency_key_in_use")
+        #expect(f.code(busy) == "idempotency_key_in_use")
         #expect(busy.headers["Retry-After"] != nil)
 
         let done = f.post("/v1/return_urls", body, headers: [("Idempotency-Key", "day-old")])
@@ -258,109 +242,6 @@ import Testing
         #expect(f.post("/v1/return_urls", #"{"url":"https://app.example.com/third"}"#, headers: [("Idempotency-Key", "day-old")]).status == 422)
         f.clock.advance(by: 2 * 3600)
         #expect(f.post("/v1/return_urls", #"{"url":"https://app.example.com/third"}"#, headers: [("Idempotency-Key", "day-old")]).status == 201)
-    }
-
-    @Test(arguments: Store.allCases)
-    func getVerification_429_pastTheBurst_thenAllowedAgain(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        let id = try #require(f.json(f.create())["id"] as? String)
-        for _ in 0..<10 { #expect(f.get("/v1/verifications/\(id)").status == 200) }
-        let limited = f.get("/v1/verifications/\(id)")
-        #expect(limited.status == 429)
-        #expect(code(limited, f) == "rate_limited")
-        #expect(limited.headers["Retry-After"] == "1")
-        f.clock.advance(by: 1)
-        #expect(f.get("/v1/verifications/\(id)").status == 200)
-        #expect(f.get("/v1/verifications/\(id)").status == 429)
-        f.clock.advance(by: 5)
-        for _ in 0..<5 { #expect(f.get("/v1/verifications/\(id)").status == 200) }
-        #expect(f.get("/v1/verifications/\(id)").status == 429)
-        // The buckets are in `poll_limits` (unlogged on PostgreSQL), not with the durable limits.
-        let database = f.app.application.database
-        #expect(try database.query("SELECT COUNT(*) AS n FROM poll_limits WHERE bucket LIKE 'poll:%'").first?.int("n") == 1)
-        #expect(try database.query("SELECT COUNT(*) AS n FROM rate_limits WHERE bucket LIKE 'poll:%'").first?.int("n") == 0)
-        if database.dialect == .postgres {
-            #expect(try database.query("SELECT relpersistence FROM pg_class WHERE relname = 'poll_limits'").first?.string("relpersistence") == "u")
-        }
-    }
-
-    /// At a raised limit a poll takes a lease of polls from the shared bucket in its one
-    /// statement; the next polls are plain reads that write nothing, one poll renews the lease
-    /// when a quarter is left, and the limit still holds: with 1,000/s and bursts of 200 a lease
-    /// is 100 polls, exactly 200 polls are allowed in one instant, and a millisecond later one more.
-    @Test(arguments: Store.allCases)
-    func pollLease_takesAHundredPollsInOneStatement_andTheBurstStillHolds(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let clock = ManualClock()
-        let app = try TestApplication(store: store, clock: clock) { configuration in
-            configuration.pollRate = 1000
-            configuration.pollBurst = 200
-        }
-        defer { app.close() }
-        let created = try app.application.accounts.createAccount(name: "Acme")
-        let auth = [("Authorization", "Bearer \(created.secret.value)")]
-        #expect(app.request("POST", "/v1/workflows", headers: auth, body: Fixture.workflow).status == 201)
-        let made = app.request("POST", "/v1/verifications", headers: auth,
-                               body: #"{"user_id":"u","workflow":"kyc_basic","mobile":"+919876543210"}"#)
-        let id = try #require(app.json(made)["id"] as? String)
-        let database = app.application.database
-        func arrival() throws -> Int64? {
-            try database.query("SELECT tat FROM poll_limits WHERE bucket LIKE \("poll:%:" + id)").first?.int("tat")
-        }
-        func poll() -> Int { app.request("GET", "/v1/verifications/\(id)", headers: auth).status }
-        let start = clock.now().unixMilliseconds
-        #expect(poll() == 200)
-        #expect(try arrival() == start + 100)  // 100 polls of 1 ms taken at once
-        for _ in 2...75 { #expect(poll() == 200) }
-        #expect(try arrival() == start + 100)  // 74 polls answered from the lease: nothing written
-        #expect(poll() == 200)  // the 76th: 25 left, so this one renews
-        #expect(try arrival() == start + 200)
-        var allowed = 76
-        while poll() == 200 { allowed += 1 }
-        #expect(allowed == 200)  // the burst, exactly: the third lease did not fit
-        #expect(try arrival() == start + 200)
-        clock.advance(by: 0.001)
-        #expect(poll() == 200)
-        #expect(poll() == 429)
-        // A lease lasts a second: polls not used by then are not answered from it.
-        clock.advance(by: 5)
-        #expect(poll() == 200)
-        let renewed = try #require(try arrival())
-        clock.advance(by: 1.5)
-        #expect(poll() == 200)
-        #expect(try arrival() != renewed)  // the old lease had expired: a new one was taken
-    }
-
-    @Test(arguments: Store.allCases)
-    func longPoll_answersWhenTheVerificationChanges_or304AtTimeout(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        let created = f.create()
-        let id = try #require(f.json(created)["id"] as? String)
-        let etag = try #require(created.headers["ETag"])
-
-        let pending = f.poll("/v1/verifications/\(id)?wait=10", headers: [("If-None-Match", etag)])
-        let deferred = try #require(pending.deferred)
-        let answered = Answer()
-        let started = Date()
-        deferred.start { answered.set($0) }
-        usleep(300_000)
-        #expect(answered.value == nil, "must wait while nothing changes")
-        #expect(f.post("/v1/verifications/\(id)/cancel", "").status == 200)
-        let response = try #require(answered.wait(seconds: 5))
-        #expect(response.status == 200)
-        #expect(f.json(response)["status"] as? String == "canceled")
-        #expect(Date().timeIntervalSince(started) < 3)
-
-        let newETag = try #require(response.headers["ETag"])
-        let idle = try #require(f.poll("/v1/verifications/\(id)?wait=1", headers: [("If-None-Match", newETag)]).deferred)
-        let timedOut = Answer()
-        idle.start { timedOut.set($0) }
-        #expect(try #require(timedOut.wait(seconds: 5)).status == 304)
-        #expect(f.get("/v1/verifications/\(id)?wait=31").status == 422)
     }
 
     @Test(arguments: Store.allCases)
@@ -402,9 +283,9 @@ import Testing
         #expect((f.json(f.get("/v1/return_urls"))["data"] as? [Any])?.count == 2)
         #expect(f.app.request("DELETE", "/v1/return_urls/\(id)", headers: f.auth).status == 200)
         #expect(f.app.request("DELETE", "/v1/return_urls/\(id)", headers: f.auth).status == 404)
-        #expect(code(f.post("/v1/return_urls", #"{"url":"acme://kyc/done"}"#), f) == "return_url_scheme_not_allowed")
-        #expect(code(f.post("/v1/return_urls", #"{"url":"http://localhost/done"}"#), f) == "return_url_not_https")
-        #expect(code(f.post("/v1/return_urls", #"{"url":"https://a@evil.tld/"}"#), f) == "return_url_invalid")
+        #expect(f.code(f.post("/v1/return_urls", #"{"url":"acme://kyc/done"}"#)) == "return_url_scheme_not_allowed")
+        #expect(f.code(f.post("/v1/return_urls", #"{"url":"http://localhost/done"}"#)) == "return_url_not_https")
+        #expect(f.code(f.post("/v1/return_urls", #"{"url":"https://a@evil.tld/"}"#)) == "return_url_invalid")
         #expect((f.json(f.get("/v1/return_urls"))["data"] as? [Any])?.count == 1)
     }
 

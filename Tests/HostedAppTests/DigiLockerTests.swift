@@ -3,6 +3,7 @@ import HostedApp
 import HostedCore
 import HostedCrypto
 import HostedHTTP
+import HostedObservability
 import HostedStorage
 import HostedTestSupport
 import Testing
@@ -11,7 +12,6 @@ import Testing
 /// The token and document calls go out through URLSession to the same application served on
 /// loopback, so the provider client, the simulator and the callback are all the real code.
 @Suite struct DigiLockerTests {
-    static let origin = "https://verify.example.com"
     static let callback = "https://verify.example.com/journey/digilocker/callback"
 
     /// Hands requests to a responder set after the server started (the app needs the port first).
@@ -30,7 +30,7 @@ import Testing
 
     /// A signed-in journey on a workflow with a profile step and a DigiLocker step asking for
     /// `documents`, with the simulator reachable on loopback.
-    struct Fixture {
+    struct Fixture: JourneyFixture {
         let app: TestApplication
         let server: HTTPServer
         let clock: ManualClock
@@ -60,17 +60,14 @@ import Testing
                 """)
             id = app.json(app.request("POST", "/v1/verifications", headers: auth,
                                       body: #"{"user_id":"u1","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
-            cookie = app.journeySession(verificationID: id, auth: auth, origin: DigiLockerTests.origin)
+            cookie = app.journeySession(verificationID: id, auth: auth)
         }
 
-        static func cookieValue(_ response: Response, _ name: String) -> String? {
-            response.headers.all("Set-Cookie").first { $0.hasPrefix(name + "=") }
-                .map { String($0.dropFirst(name.count + 1).prefix { $0 != ";" }) }
-        }
+        var verificationID: String { id }
+        var journeySession: String? { cookie }
 
         func start(body: String = #"{"step":"digilocker"}"#) -> Response {
-            app.request("POST", "/j/\(id)/api/digilocker/start",
-                        headers: [("Origin", DigiLockerTests.origin), ("Cookie", "hosted_session=\(cookie)")], body: body)
+            journey("POST", "/api/digilocker/start", body: body)
         }
 
         /// Starts a round trip: the consent URL's query and this browser's nonce.
@@ -78,7 +75,7 @@ import Testing
             let started = start(body: body)
             #expect(started.status == 200)
             let url = try #require(app.json(started)["authorize_url"] as? String)
-            let nonce = try #require(Self.cookieValue(started, "hosted_digilocker"))
+            let nonce = try #require(started.cookie("hosted_digilocker"))
             return (Self.query(url), nonce)
         }
 
@@ -93,7 +90,7 @@ import Testing
 
         /// The provider's redirect arriving, with or without this browser's nonce cookie.
         func callback(_ location: String, nonce: String?) -> Response {
-            let path = String(location.dropFirst(DigiLockerTests.origin.count))
+            let path = String(location.dropFirst(TestApplication.origin.count))
             let pending = app.reply("GET", path, headers: nonce.map { [("Cookie", "hosted_digilocker=\($0)")] } ?? [])
             // The callback answers later, from its own queue, as the server would send it.
             guard let deferred = pending.deferred else { return Response(status: 598) }
@@ -109,7 +106,7 @@ import Testing
         }
 
         func step() -> [String: Any] {
-            let verification = app.json(app.request("GET", "/v1/verifications/\(id)", headers: auth))
+            let verification = json(get("/v1/verifications/\(id)"))
             return (verification["steps"] as? [[String: Any]])?.first { $0["id"] as? String == "digilocker" } ?? [:]
         }
 
@@ -173,7 +170,7 @@ import Testing
         #expect(location.hasPrefix(Self.callback + "?code="))
         let back = f.callback(location, nonce: nonce)
         #expect(back.status == 303)
-        #expect(back.headers["Location"] == "\(Self.origin)/j/\(f.id)")
+        #expect(back.headers["Location"] == "\(TestApplication.origin)/j/\(f.id)")
         #expect(back.headers.all("Set-Cookie").contains { $0.hasPrefix("hosted_digilocker=;") && $0.contains("Max-Age=0") })
 
         let step = f.step()
@@ -182,7 +179,7 @@ import Testing
         #expect(artifacts.count == 3)
         var documents: [String: [String: Any]] = [:]
         for artifact in artifacts {
-            let response = f.app.request("GET", "/v1/verifications/\(f.id)/artifacts/\(artifact)", headers: f.auth)
+            let response = f.get("/v1/verifications/\(f.id)/artifacts/\(artifact)")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
             let json = f.app.json(response)
@@ -216,102 +213,14 @@ import Testing
         #expect(location.contains("error=access_denied"))
         let back = f.callback(location, nonce: nonce)
         #expect(back.status == 303)
-        #expect(back.headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=denied")
+        #expect(back.headers["Location"] == "\(TestApplication.origin)/j/\(f.id)?digilocker=denied")
         #expect(f.step()["status"] as? String == "pending")
         #expect(try f.artifactCount() == 0)
         // The retry works; a page in Hindi comes back in Hindi.
         #expect(f.start(body: #"{"step":"digilocker","lang":"xx"}"#).status == 422)
         let (again, secondNonce) = try f.begin(body: #"{"step":"digilocker","lang":"hi"}"#)
-        #expect(f.callback(f.consent(again, decision: "allow"), nonce: secondNonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?lang=hi")
+        #expect(f.callback(f.consent(again, decision: "allow"), nonce: secondNonce).headers["Location"] == "\(TestApplication.origin)/j/\(f.id)?lang=hi")
         #expect(f.step()["status"] as? String == "completed")
-    }
-
-    @Test(arguments: Store.allCases)
-    func callback_rejectsMissingTamperedForeignReplayedAndExpiredStates(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        let (query, nonce) = try f.begin()
-        let location = f.consent(query, decision: "allow")
-        let state = query["state"] ?? ""
-
-        // Missing and tampered states: a plain refusal page, nothing stored.
-        #expect(f.callback("\(Self.callback)?code=x", nonce: nonce).status == 400)
-        let tamperedState = String(state.dropLast()) + (state.hasSuffix("A") ? "B" : "A")
-        let tampered = f.callback(location.replacingOccurrences(of: state, with: tamperedState), nonce: nonce)
-        #expect(tampered.status == 400)
-        #expect(String(decoding: tampered.body, as: UTF8.self).contains("not valid"))
-        // A stray or forged callback leaves this browser's nonce alone, so its own round trip still works.
-        #expect(tampered.headers.all("Set-Cookie").isEmpty)
-        #expect(f.callback(location, nonce: nil).headers.all("Set-Cookie").isEmpty)
-        // Another browser (no nonce, or another nonce): back to the journey, state left unused.
-        #expect(f.callback(location, nonce: nil).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=expired")
-        #expect(f.callback(location, nonce: BearerSecret(using: SecureRandom()).value).headers["Location"]
-                == "\(Self.origin)/j/\(f.id)?digilocker=expired")
-        #expect(try f.artifactCount() == 0)
-        #expect(f.step()["status"] as? String == "pending")
-
-        // The right browser completes it; a replay stores nothing more.
-        #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)")
-        #expect(try f.artifactCount() == 3)
-        let replay = f.callback(location, nonce: nonce)
-        #expect(replay.status == 303)
-        #expect(replay.headers["Location"] == "\(Self.origin)/j/\(f.id)")
-        #expect(try f.artifactCount() == 3)
-    }
-
-    @Test(arguments: Store.allCases)
-    func callback_expiredState_returnsToRetryAndStoresNothing(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store, documents: ["aadhaar"])
-        defer { f.close() }
-        let (query, nonce) = try f.begin()
-        let location = f.consent(query, decision: "allow")
-        f.clock.advance(by: 601)
-        #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=expired")
-        #expect(try f.artifactCount() == 0)
-        #expect(f.step()["status"] as? String == "pending")
-    }
-
-    @Test(arguments: Store.allCases)
-    func callback_missingDocumentOrProviderDown_returnsToRetry(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try Fixture(store)
-        defer { f.close() }
-        // The provider goes away between consent and callback: the token call fails.
-        let (query, nonce) = try f.begin()
-        let location = f.consent(query, decision: "allow")
-        f.server.shutdown(gracePeriod: 1)
-        #expect(f.callback(location, nonce: nonce).headers["Location"] == "\(Self.origin)/j/\(f.id)?digilocker=failed")
-        #expect(try f.artifactCount() == 0)
-        #expect(f.step()["status"] as? String == "pending")
-    }
-
-    /// A DigiLocker whose locker holds no issued documents and whose e-Aadhaar is not XML.
-    func withEmptyLocker(_ body: (String) throws -> Void) throws {
-        var routes = Router.Builder()
-        routes.add("GET", "/api/2/files/issued") { _, _ in .json(bytes: Array(#"{"items":[]}"#.utf8)) }
-        routes.add("GET", "/api/3/xml/eaadhaar") { _, _ in Response(status: 200, body: Array("<html>maintenance".utf8)) }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), responder: routes.build(), log: SilentLog())
-        try server.start()
-        defer { server.shutdown(gracePeriod: 1) }
-        try body("http://127.0.0.1:\(server.port)/api")
-    }
-
-    @Test(arguments: Store.allCases)
-    func callback_documentNotInLockerOrUnreadable_returnsToRetry(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        try withEmptyLocker { api in
-            for (documents, setback) in [(["pan"], "missing"), (["aadhaar"], "failed")] {
-                let f = try Fixture(store, documents: documents, apiURL: api)
-                defer { f.close() }
-                let (query, nonce) = try f.begin()
-                #expect(f.callback(f.consent(query, decision: "allow"), nonce: nonce).headers["Location"]
-                        == "\(Self.origin)/j/\(f.id)?digilocker=\(setback)")
-                #expect(try f.artifactCount() == 0)
-                #expect(f.step()["status"] as? String == "pending")
-            }
-        }
     }
 
     @Test(arguments: Store.allCases)
@@ -323,9 +232,9 @@ import Testing
         #expect(f.start(body: #"{"step":"nope"}"#).status == 404)
         #expect(f.start(body: #"{"step":7}"#).status == 422)
         #expect(f.start(body: "").status == 200)  // the first pending DigiLocker step
-        let noOrigin = f.app.request("POST", "/j/\(f.id)/api/digilocker/start", headers: [("Cookie", "hosted_session=\(f.cookie)")])
+        let noOrigin = f.journey("POST", "/api/digilocker/start", origin: nil)
         #expect(noOrigin.status == 403)
-        let noSession = f.app.request("POST", "/j/\(f.id)/api/digilocker/start", headers: [("Origin", Self.origin)])
+        let noSession = f.app.journey("POST", f.id, "/api/digilocker/start")
         #expect(noSession.status == 401)
         // Ten starts at once (one above), then one a minute: each start stores a state.
         for _ in 0..<9 { #expect(f.start().status == 200) }
@@ -334,7 +243,7 @@ import Testing
         #expect(limited.headers["Retry-After"] == "60")
         f.clock.advance(by: 60)
         #expect(f.start().status == 200)
-        _ = f.app.request("POST", "/v1/verifications/\(f.id)/cancel", headers: f.auth)
+        _ = f.post("/v1/verifications/\(f.id)/cancel", "")
         #expect(f.start().status == 401)  // canceling ended the session
     }
 

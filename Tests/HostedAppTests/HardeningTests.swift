@@ -9,9 +9,7 @@ import Testing
 /// The hostile tester's findings, each proved on the application: what is refused before a body
 /// is read, what one client may hold, and where a secret could have been kept in clear.
 @Suite struct HardeningTests {
-    static let origin = "https://verify.example.com"
-
-    struct Fixture {
+    struct Fixture: AccountFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let verificationID: String
@@ -36,18 +34,18 @@ import Testing
         let f = try Fixture(store)
         defer { f.close() }
         let upload = "/j/\(f.verificationID)/api/steps/selfie/images"
-        let session = f.app.journeySession(verificationID: f.verificationID, auth: f.auth, origin: Self.origin)
+        let session = f.app.journeySession(verificationID: f.verificationID, auth: f.auth)
         #expect(!session.isEmpty)
         let cookie = ("Cookie", "hosted_session=\(session)")
         #expect(f.app.admit("POST", upload) == 403)                                        // no Origin
-        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin)]) == 401)   // no session
-        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin), ("Cookie", "hosted_session=forged")]) == 401)
+        #expect(f.app.admit("POST", upload, headers: [("Origin", TestApplication.origin)]) == 401)   // no session
+        #expect(f.app.admit("POST", upload, headers: [("Origin", TestApplication.origin), ("Cookie", "hosted_session=forged")]) == 401)
         #expect(f.app.admit("POST", upload, headers: [("Origin", "https://evil.example"), cookie]) == 403)
-        #expect(f.app.admit("POST", "/j/ver_nope/api/steps/selfie/images", headers: [("Origin", Self.origin), cookie]) == 401)
-        #expect(f.app.admit("POST", upload, headers: [("Origin", Self.origin), cookie]) == nil)
+        #expect(f.app.admit("POST", "/j/ver_nope/api/steps/selfie/images", headers: [("Origin", TestApplication.origin), cookie]) == 401)
+        #expect(f.app.admit("POST", upload, headers: [("Origin", TestApplication.origin), cookie]) == nil)
         // Sign-in calls need the page's origin before their (small) body is read.
         #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp") == 403)
-        #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", Self.origin)]) == nil)
+        #expect(f.app.admit("POST", "/j/\(f.verificationID)/api/otp", headers: [("Origin", TestApplication.origin)]) == nil)
     }
 
     @Test(arguments: Store.allCases)
@@ -158,7 +156,7 @@ import Testing
         for secret in secrets { #expect(!(try f.app.storedBytes()).contains(text: secret), "a secret is stored") }
         // The replaced secret stops working; the fresh one signs in, once.
         let exchange = { (secret: String) in
-            f.app.request("POST", "/j/\(f.verificationID)/api/session", headers: [("Origin", Self.origin)], body: #"{"handoff":"\#(secret)"}"#)
+            f.app.journey("POST", f.verificationID, "/api/session", body: #"{"handoff":"\#(secret)"}"#)
         }
         #expect(exchange(secrets[0]).status == 401)
         #expect(exchange(secrets[1]).status == 200)
@@ -167,165 +165,6 @@ import Testing
         #expect(late.status == 409)
         #expect(f.app.json(late)["code"] as? String == "handoff_not_reissuable")
         #expect(!(try f.app.storedBytes()).contains(text: secrets[1]))
-    }
-
-    // MARK: SMS sign-in
-
-    /// A fake SMS relay on loopback that answers `status` and keeps what it received.
-    final class Relay: Sendable {
-        let server: HTTPServer
-
-        init(status: Int) throws {
-            var routes = Router.Builder()
-            let received = Received()
-            routes.add("POST", "/sms") { request, _ in
-                received.add(String(decoding: request.body, as: UTF8.self))
-                return Response(status: status)
-            }
-            server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), responder: routes.build(), log: SilentLog())
-            try server.start()
-            self.received = received
-        }
-
-        let received: Received
-        var url: URL { URL(string: "http://127.0.0.1:\(server.port)/sms")! }
-        func stop() { server.shutdown(gracePeriod: 1) }
-
-        final class Received: @unchecked Sendable {  // `bodies` only under `lock`
-            private let lock = NSLock()
-            private var bodies: [String] = []
-            func add(_ body: String) { lock.lock(); bodies.append(body); lock.unlock() }
-            var all: [String] { lock.lock(); defer { lock.unlock() }; return bodies }
-        }
-    }
-
-    struct SMSFixture {
-        let app: TestApplication
-        let auth: [(String, String)]
-        let clock = ManualClock()
-
-        init(_ store: Store, relay: Relay? = nil) throws {
-            let clock = self.clock
-            app = try TestApplication(store: store, clock: clock) {
-                $0.trustedProxies = ["127.0.0.1"]
-                if let relay {
-                    $0.smsRelayURL = relay.url
-                    $0.smsRelaySecret = "relay-secret-0123456789"
-                } else {
-                    $0.devMode = true
-                }
-            }
-            let created = try app.application.accounts.createAccount(name: "Acme")
-            auth = [("Authorization", "Bearer \(created.secret.value)")]
-            _ = app.request("POST", "/v1/workflows", headers: auth, body: #"{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}"#)
-        }
-
-        func verification(user: String, mobile: String) -> String {
-            app.json(app.request("POST", "/v1/verifications", headers: auth,
-                                 body: #"{"user_id":"\#(user)","workflow":"kyc","mobile":"\#(mobile)"}"#))["id"] as? String ?? ""
-        }
-
-        func askCode(_ id: String, _ mobile: String, from address: String) -> Int {
-            app.request("POST", "/j/\(id)/api/otp", headers: [("Origin", HardeningTests.origin), ("X-Forwarded-For", address)],
-                        body: #"{"mobile":"\#(mobile)"}"#).status
-        }
-
-        func outbox(_ mobile: String) -> Int {
-            app.application.runBackgroundWork()
-            let encoded = mobile.replacingOccurrences(of: "+", with: "%2B")
-            return (app.json(app.request("GET", "/dev/outbox?to=\(encoded)"))["data"] as? [[String: Any]] ?? []).count
-        }
-
-        func count(_ table: String) throws -> Int {
-            Int(try app.application.database.query("SELECT count(*) AS n FROM \(unsafeSQL: table)")[0].int("n"))
-        }
-    }
-
-    static let victim = "+919876543210"
-
-    @Test(arguments: Store.allCases)
-    func aStrangerCannotSpendANumbersBudget(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try SMSFixture(store)
-        defer { f.app.close() }
-        let own = f.verification(user: "victim", mobile: Self.victim)
-        // Codes for the victim's number, asked on verifications that are not its own, or do not exist.
-        for index in 0..<8 {
-            let other = f.verification(user: "stranger\(index)", mobile: "+14155550\(100 + index)")
-            #expect(f.askCode(other, Self.victim, from: "198.51.100.\(index)") == 202)
-            #expect(f.askCode("ver_aaaaaaaaaaaaaaaaaaaaaaaaa\(index % 6 + 2)", Self.victim, from: "203.0.113.\(index)") == 202)
-        }
-        #expect(f.outbox(Self.victim) == 0)
-        // The number's own verification still gets its code.
-        #expect(f.askCode(own, Self.victim, from: "192.0.2.1") == 202)
-        #expect(f.outbox(Self.victim) == 1)
-    }
-
-    @Test(arguments: Store.allCases)
-    func aBlockedAddressSpendsNoOneElsesBudget(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try SMSFixture(store)
-        defer { f.app.close() }
-        let own = f.verification(user: "victim", mobile: Self.victim)
-        for index in 0..<20 {
-            let other = f.verification(user: "noise\(index)", mobile: "+14155550\(100 + index)")
-            #expect(f.askCode(other, "+14155550\(100 + index)", from: "198.51.100.7") == 202)
-        }
-        // The address is out of budget: refused before the verification's budget is touched…
-        #expect(f.askCode(own, Self.victim, from: "198.51.100.7") == 429)
-        // …so the owner, from another address, is not in a cooldown.
-        #expect(f.askCode(own, Self.victim, from: "192.0.2.1") == 202)
-        #expect(f.outbox(Self.victim) == 1)
-    }
-
-    @Test(arguments: Store.allCases)
-    func spentRateLimitRowsArePruned(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let f = try SMSFixture(store)
-        defer { f.app.close() }
-        f.app.application.runBackgroundWork()  // the first sweep runs now; the next after the interval
-        for index in 0..<50 {
-            _ = f.askCode("ver_aaaaaaaaaaaaaaaaaaaaaaaaa\(index % 6 + 2)", Self.victim, from: "203.0.113.\(index)")
-        }
-        // One bucket per address; none for verifications that do not exist, none for the number.
-        #expect(try f.count("rate_limits") == 50)
-        f.clock.advance(by: 3600 + 31)
-        f.app.application.runBackgroundWork()
-        #expect(try f.count("rate_limits") == 0)
-    }
-
-    @Test(arguments: Store.allCases)
-    func codesAreQueuedSealed_sentAfterTheAnswer_andRetriedWhenTheRelayFails(_ store: Store) throws {
-        guard store.isAvailable else { return }
-        let relay = try Relay(status: 503)
-        defer { relay.stop() }
-        let f = try SMSFixture(store, relay: relay)
-        defer { f.app.close() }
-        let own = f.verification(user: "victim", mobile: Self.victim)
-        // The same answer for the verification's number and any other, and no call to the relay
-        // while answering: it cannot make the answer slower or different.
-        #expect(f.askCode(own, Self.victim, from: "192.0.2.1") == 202)
-        f.clock.advance(by: 31)
-        #expect(f.askCode(own, "+14155550123", from: "192.0.2.2") == 202)
-        #expect(relay.received.all.isEmpty)
-        #expect(try f.count("sms_queue") == 1)
-        // Sealed: neither the number nor the text is in the store in clear.
-        let stored = try f.app.storedBytes()
-        #expect(!stored.contains(text: "is your verification code"))
-        #expect(!stored.contains(text: "Never share it"))
-        f.app.application.runBackgroundWork()
-        #expect(relay.received.all.count == 1)
-        #expect(relay.received.all.first?.contains("is your verification code") == true)
-        // Retried after 5 s and 20 s, then given up (the page offers to send again).
-        f.clock.advance(by: 6)
-        f.app.application.runBackgroundWork()
-        f.clock.advance(by: 21)
-        f.app.application.runBackgroundWork()
-        #expect(relay.received.all.count == 3)
-        #expect(try f.count("sms_queue") == 0)
-        f.clock.advance(by: 60)
-        f.app.application.runBackgroundWork()
-        #expect(relay.received.all.count == 3)
     }
 
     @Test func everyHTMLPageAndAssetCarriesThePageSecurityHeaders() throws {
@@ -362,17 +201,15 @@ import Testing
         let created = f.app.request("POST", "/v1/verifications", headers: f.auth,
                                     body: #"{"user_id":"u2","workflow":"quick","mobile":"+919876543210","return_url":"https://app.example.com/done"}"#)
         let id = try #require(f.app.json(created)["id"] as? String)
-        let session = f.app.journeySession(verificationID: id, auth: f.auth, origin: Self.origin)
-        let journey = { (method: String, path: String, body: String) in
-            f.app.request(method, "/j/\(id)/api\(path)", headers: [("Origin", Self.origin), ("Cookie", "hosted_session=\(session)")], body: body)
-        }
-        #expect(f.app.json(journey("GET", "/state", ""))["return_url"] as? String == "https://app.example.com/done")
+        let session = f.app.journeySession(verificationID: id, auth: f.auth)
+        #expect(f.app.json(f.app.journey("GET", id, "/api/state", session: session))["return_url"] as? String == "https://app.example.com/done")
         #expect(f.app.request("DELETE", "/v1/return_urls/\(returnURLID)", headers: f.auth).status == 200)
-        let state = f.app.json(journey("GET", "/state", ""))
+        let state = f.app.json(f.app.journey("GET", id, "/api/state", session: session))
         #expect(state["status"] as? String == "in_progress")
         #expect(state["return_url"] == nil || state["return_url"] is NSNull)
-        #expect(journey("POST", "/steps/profile/profile", #"{"full_name":"Asha Rao","date_of_birth":"1990-01-01"}"#).status == 200)
-        let submitted = journey("POST", "/submit", "")
+        #expect(f.app.journey("POST", id, "/api/steps/profile/profile", body: #"{"full_name":"Asha Rao","date_of_birth":"1990-01-01"}"#,
+                              session: session).status == 200)
+        let submitted = f.app.journey("POST", id, "/api/submit", session: session)
         #expect(submitted.status == 200)
         #expect(f.app.json(submitted)["redirect_url"] is NSNull)
     }
@@ -385,11 +222,10 @@ import Testing
         var statuses: [Int] = []
         for index in 0..<21 {
             let id = f.verification(user: "spoof\(index)", mobile: "+14155550\(100 + index)")
-            let response = f.app.request("POST", "/j/\(id)/api/otp", headers: [
-                ("Origin", Self.origin),
+            let response = f.app.journey("POST", id, "/api/otp", body: #"{"mobile":"+14155550\#(100 + index)"}"#, headers: [
                 ("X-Forwarded-For", "10.9.\(index).1, 10.8.\(index).2"),  // what the client sent, different each time
                 ("X-Forwarded-For", "198.51.100.77"),                      // what the trusted proxy appended
-            ], body: #"{"mobile":"+14155550\#(100 + index)"}"#)
+            ])
             statuses.append(response.status)
         }
         #expect(statuses.prefix(20).allSatisfy { $0 == 202 })

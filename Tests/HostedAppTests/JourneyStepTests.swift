@@ -9,12 +9,11 @@ import Testing
 
 /// The journey's steps, uploads, submit and decision through the application, on both stores.
 @Suite struct JourneyStepTests {
-    static let origin = "https://verify.example.com"
     /// A real JPEG (as the page sends): libvips' encoding of a generated PNG.
     static let photo: [UInt8] = (try? VipsImageNormalizer().normalize(TestImages.photoPNG(width: 80, height: 60)).bytes) ?? []
 
     /// A signed-in journey on a workflow with every image step kind and a profile.
-    struct Fixture {
+    struct Fixture: JourneyFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let id: String
@@ -33,43 +32,32 @@ import Testing
             let body = returnURL.map { #","return_url":"\#($0)""# } ?? ""
             id = app.json(app.request("POST", "/v1/verifications", headers: auth,
                                       body: #"{"user_id":"u1","workflow":"full","mobile":"+919876543210"\#(body)}"#))["id"] as? String ?? ""
-            cookie = app.journeySession(verificationID: id, auth: auth, origin: JourneyStepTests.origin)
+            cookie = app.journeySession(verificationID: id, auth: auth)
         }
 
-        func journey(_ method: String, _ path: String, body: [UInt8] = [], contentType: String = "application/json") -> Response {
-            let request = Request(method: method, path: "/j/\(id)/api\(path)",
-                                  headers: HTTPHeaders([("Origin", JourneyStepTests.origin), ("Cookie", "hosted_session=\(cookie)"),
-                                                        ("Content-Type", contentType)]), body: body)
-            do {
-                return TestApplication.response(of: try app.application.responder.respond(to: request, context: RequestContext(requestID: "t")))
-            } catch {
-                return Response(status: 599)
-            }
-        }
-
-        func json(_ response: Response) -> [String: Any] { app.json(response) }
-        func code(_ response: Response) -> String? { json(response)["code"] as? String }
+        var verificationID: String { id }
+        var journeySession: String? { cookie }
 
         func upload(_ step: String, _ bytes: [UInt8]) -> Response {
-            journey("POST", "/steps/\(step)/images", body: bytes, contentType: "image/jpeg")
+            journey("POST", "/api/steps/\(step)/images", body: bytes, contentType: "image/jpeg")
         }
 
         func artifactCount() throws -> Int {
             Int(try app.application.database.query("SELECT count(*) AS n FROM artifacts")[0].int("n"))
         }
 
-        func verification() -> [String: Any] { json(app.request("GET", "/v1/verifications/\(id)", headers: auth)) }
+        func verification() -> [String: Any] { json(get("/v1/verifications/\(id)")) }
 
         /// Completes every step.
         func completeAll() {
-            _ = journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#.utf8))
+            _ = journey("POST", "/api/steps/profile/profile", body: #"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#)
             _ = upload("selfie", JourneyStepTests.photo)
-            _ = journey("POST", "/steps/selfie/complete")
+            _ = journey("POST", "/api/steps/selfie/complete")
             _ = upload("shop", JourneyStepTests.photo)
             _ = upload("shop", TestImages.photoPNG())
-            _ = journey("POST", "/steps/shop/complete")
+            _ = journey("POST", "/api/steps/shop/complete")
             _ = upload("document", JourneyStepTests.photo)
-            _ = journey("POST", "/steps/document/complete")
+            _ = journey("POST", "/api/steps/document/complete")
         }
 
         func close() { app.close() }
@@ -80,11 +68,11 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        let bad = f.journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"","date_of_birth":"2999-01-01"}"#.utf8))
+        let bad = f.journey("POST", "/api/steps/profile/profile", body: #"{"full_name":"","date_of_birth":"2999-01-01"}"#)
         #expect(bad.status == 422)
         #expect(Set((f.json(bad)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] }) == ["full_name", "date_of_birth"])
         #expect(try f.artifactCount() == 0)
-        let good = f.journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#.utf8))
+        let good = f.journey("POST", "/api/steps/profile/profile", body: #"{"full_name":"Asha Rao","date_of_birth":"1990-04-01"}"#)
         #expect(good.status == 200)
         let step = try #require((f.json(good)["steps"] as? [[String: Any]])?.first)
         #expect(step["status"] as? String == "completed")
@@ -93,7 +81,7 @@ import Testing
         #expect(download.status == 200)
         #expect(download.headers["Content-Type"] == "application/json")
         #expect(f.json(download) as NSDictionary == ["full_name": "Asha Rao", "date_of_birth": "1990-04-01"] as NSDictionary)
-        #expect(f.journey("POST", "/steps/profile/profile", body: Array(#"{"full_name":"B","date_of_birth":"1990-04-01"}"#.utf8)).status == 409)
+        #expect(f.journey("POST", "/api/steps/profile/profile", body: #"{"full_name":"B","date_of_birth":"1990-04-01"}"#).status == 409)
     }
 
     @Test(arguments: Store.allCases)
@@ -138,15 +126,15 @@ import Testing
         let f = try Fixture(store)
         defer { f.close() }
         let first = try #require(f.json(f.upload("shop", JourneyStepTests.photo))["artifact_id"] as? String)
-        let early = f.journey("POST", "/steps/shop/complete")
+        let early = f.journey("POST", "/api/steps/shop/complete")
         #expect(early.status == 422)
         #expect(f.code(early) == "step_incomplete")
-        #expect(f.journey("DELETE", "/steps/shop/images/\(first)").status == 204)
-        #expect(f.journey("DELETE", "/steps/shop/images/\(first)").status == 404)
+        #expect(f.journey("DELETE", "/api/steps/shop/images/\(first)").status == 204)
+        #expect(f.journey("DELETE", "/api/steps/shop/images/\(first)").status == 404)
         let png = TestImages.photoPNG()
         let kept = try #require(f.json(f.upload("shop", png))["artifact_id"] as? String)
         #expect(f.json(f.upload("shop", JourneyStepTests.photo))["count"] as? Int == 2)
-        #expect(f.journey("POST", "/steps/shop/complete").status == 200)
+        #expect(f.journey("POST", "/api/steps/shop/complete").status == 200)
         #expect(f.upload("shop", JourneyStepTests.photo).status == 409)
 
         let steps = try #require(f.verification()["steps"] as? [[String: Any]])
@@ -173,13 +161,13 @@ import Testing
         guard store.isAvailable else { return }
         let f = try Fixture(store)
         defer { f.close() }
-        let early = f.journey("POST", "/submit")
+        let early = f.journey("POST", "/api/submit")
         #expect(early.status == 409)
         #expect(f.code(early) == "steps_incomplete")
         #expect(f.app.request("GET", "/j/\(f.id)/api/status").status == 401)  // in progress: nothing told
         let before = f.app.request("GET", "/v1/verifications/\(f.id)", headers: f.auth).headers["ETag"]
         f.completeAll()
-        let submitted = f.journey("POST", "/submit")
+        let submitted = f.journey("POST", "/api/submit")
         #expect(submitted.status == 200)
         #expect(f.json(submitted)["redirect_url"] as? String
                 == "https://app.example.com/done?src=app&verification_id=\(f.id)&status=submitted")
@@ -196,7 +184,7 @@ import Testing
         let f = try Fixture(.sqlite, returnURL: nil)
         defer { f.close() }
         f.completeAll()
-        let submitted = f.journey("POST", "/submit")
+        let submitted = f.journey("POST", "/api/submit")
         #expect(submitted.status == 200)
         #expect(f.json(submitted)["redirect_url"] is NSNull)
     }
@@ -211,7 +199,7 @@ import Testing
         #expect(early.status == 409)
         #expect(f.code(early) == "verification_not_submitted")
         f.completeAll()
-        _ = f.journey("POST", "/submit")
+        _ = f.journey("POST", "/api/submit")
         #expect(decide(#"{"decision":"maybe"}"#).status == 422)
         let approved = decide(#"{"decision":"approved","reason":"documents match"}"#)
         #expect(approved.status == 200)
@@ -219,7 +207,7 @@ import Testing
         #expect(f.json(approved)["decision"] as? String == "approved")
         #expect(f.json(approved)["decision_reason"] as? String == "documents match")
         #expect(f.json(approved)["decided_at"] is String)
-        #expect(f.journey("GET", "/state").status == 401)
+        #expect(f.journey("GET", "/api/state").status == 401)
         #expect(f.json(f.app.request("GET", "/j/\(f.id)/api/status"))["status"] as? String == "closed")
         #expect(decide(#"{"decision":"rejected"}"#).status == 409)
     }
@@ -232,11 +220,11 @@ import Testing
             let f = try Fixture(store)
             defer { f.close() }
             f.completeAll()
-            #expect(f.journey("POST", "/submit").status == 200)
+            #expect(f.journey("POST", "/api/submit").status == 200)
             #expect(f.app.request("POST", "/v1/verifications/\(f.id)/decision", headers: f.auth,
                                   body: #"{"decision":"\#(decision)"}"#).status == 200)
             // With the user's old cookie (its session ended with the decision) or none at all.
-            for response in [f.app.request("GET", "/j/\(f.id)/api/status"), f.journey("GET", "/status")] {
+            for response in [f.app.request("GET", "/j/\(f.id)/api/status"), f.journey("GET", "/api/status")] {
                 #expect(response.status == 200)
                 #expect(f.json(response)["status"] as? String == "closed")
                 #expect(!String(decoding: response.body, as: UTF8.self).contains(decision))

@@ -85,7 +85,7 @@ import Testing
         let id = try #require(f.json(f.create(extra: #","metadata":{"order":"42"}"#))["id"] as? String)
         let open = f.post("/v1/verifications/\(id)/redact", "")
         #expect(open.status == 409)
-        #expect(code(open, f) == "verification_not_terminal")
+        #expect(f.code(open) == "verification_not_terminal")
         #expect(f.post("/v1/verifications/\(id)/cancel", "").status == 200)
         let redacted = f.post("/v1/verifications/\(id)/redact", "")
         #expect(redacted.status == 200)
@@ -118,6 +118,4 @@ import Testing
         }
         #expect(f.get("/v1/workflows/bad").status == 404)  // nothing stored from a bad request
     }
-
-    func code(_ response: Response, _ f: Fixture) -> String? { f.json(response)["code"] as? String }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HostedCore
 import HostedCrypto
 import HostedHTTP
+import HostedObservability
 import HostedTestSupport
 import Testing
 

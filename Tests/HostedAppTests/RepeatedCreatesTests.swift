@@ -86,7 +86,7 @@ import Testing
 
     // MARK: - Through the application, on both stores
 
-    struct Fixture {
+    struct Fixture: AccountFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let clock = ManualClock()
@@ -98,13 +98,9 @@ import Testing
             #expect(post("/v1/workflows", #"{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}"#).status == 201)
         }
 
-        func post(_ path: String, _ body: String) -> Response {
-            app.request("POST", path, headers: auth, body: body)
-        }
-
         func create(_ body: String = String(decoding: RepeatedCreatesTests.body, as: UTF8.self)) -> (status: Int, id: String?) {
             let response = post("/v1/verifications", body)
-            return (response.status, app.json(response)["id"] as? String)
+            return (response.status, json(response)["id"] as? String)
         }
 
         /// A create of `body` now makes a new verification, not `id`.
@@ -125,7 +121,7 @@ import Testing
                 let script = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"
                 #expect(try Subprocess("/usr/bin/env", ["python3", "-c", script, path, sql]).wait() == 0)
             case .postgres:
-                try app.application.database.query(SQL(unsafeSQL: sql, bindings: []))
+                try app.application.database.query(SQL(unsafeSQL: sql))
             }
         }
     }

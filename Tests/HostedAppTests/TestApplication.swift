@@ -19,7 +19,7 @@ extension TestBackend {
 }
 
 /// An application on a fresh database, answering requests in memory through the same responder
-/// the server uses.
+/// the server uses. The journey, console and reading helpers are in `TestApplication+Requests`.
 struct TestApplication {
     let application: Application
     let database: TestDatabaseURL
@@ -110,26 +110,6 @@ struct TestApplication {
         }
     }
 
-    /// Signs in to a verification's journey the way the page does (a fresh handoff exchanged
-    /// from `origin`); the session cookie's value, or "" when that failed.
-    /// The status of a signed-in journey POST (`/j/{id}/api` + `path`), waiting for one answered
-    /// later (an upload).
-    func journeyPost(_ id: String, _ path: String, cookie: String, origin: String, body: [UInt8],
-                     contentType: String = "application/json") -> Int {
-        let request = Request(method: "POST", path: "/j/\(id)/api\(path)",
-                              headers: HTTPHeaders([("Origin", origin), ("Cookie", "hosted_session=\(cookie)"),
-                                                    ("Content-Type", contentType)]), body: body)
-        return (try? Self.response(of: application.responder.respond(to: request, context: RequestContext(requestID: "t"))).status) ?? 599
-    }
-
-    func journeySession(verificationID id: String, auth: [(String, String)], origin: String) -> String {
-        let url = json(request("POST", "/v1/verifications/\(id)/handoffs", headers: auth, body: "{}"))["url"] as? String ?? ""
-        let secret = String(url.split(separator: "#").last?.dropFirst("handoff=".count) ?? "")
-        let exchanged = request("POST", "/j/\(id)/api/session", headers: [("Origin", origin)], body: #"{"handoff":"\#(secret)"}"#)
-        return exchanged.headers.all("Set-Cookie").first { $0.hasPrefix("hosted_session=") }
-            .map { String($0.dropFirst("hosted_session=".count).prefix { $0 != ";" }) } ?? ""
-    }
-
     /// Everything the store holds, for scans that prove a value is nowhere: the SQLite files
     /// (database, WAL, shared memory) byte for byte, or every row of every PostgreSQL table as text.
     func storedBytes() throws -> [UInt8] {
@@ -146,10 +126,6 @@ struct TestApplication {
             }
             return Array(text.utf8)
         }
-    }
-
-    func json(_ response: Response) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
 
     func close() {

@@ -3,6 +3,7 @@ import HostedApp
 import HostedCore
 import HostedCrypto
 import HostedHTTP
+import HostedObservability
 import HostedTestSupport
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// 127.0.0.1, on SQLite and PostgreSQL. The Python tests (tests/e2e/test_webhooks.py) verify the
 /// same messages with the official standardwebhooks library against a running server.
 @Suite struct WebhookAPITests {
-    struct Fixture {
+    struct Fixture: AccountFixture {
         let app: TestApplication
         let auth: [(String, String)]
         let hosts: URL
@@ -30,12 +31,6 @@ import Testing
             #expect(post("/v1/workflows", #"{"key":"kyc","name":"KYC","steps":[{"type":"selfie"}]}"#).status == 201)
         }
 
-        func post(_ path: String, _ body: String, headers: [(String, String)] = []) -> Response {
-            app.request("POST", path, headers: auth + headers, body: body)
-        }
-        func get(_ path: String) -> Response { app.request("GET", path, headers: auth) }
-        func json(_ response: Response) -> [String: Any] { app.json(response) }
-        func code(_ response: Response) -> String? { json(response)["code"] as? String }
         func createVerification(_ user: String = "user-1") -> String {
             json(post("/v1/verifications", #"{"user_id":"\#(user)","workflow":"kyc","mobile":"+919876543210"}"#))["id"] as? String ?? ""
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HostedHTTP
+import HostedObservability
 import HostedTestSupport
 import Testing
 

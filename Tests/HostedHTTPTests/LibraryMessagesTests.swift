@@ -1,5 +1,6 @@
 import Foundation
 @testable import HostedHTTP
+import HostedObservability
 import HostedTestSupport
 import Testing
 

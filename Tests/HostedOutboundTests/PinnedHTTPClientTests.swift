@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedObservability
 import HostedOutbound
 import HostedTestSupport
 import Testing

@@ -107,16 +107,26 @@ import Testing
     func aPlaceholderUsedTwiceBindsBothUses_andCachedStatementsTakeNewValues(_ backend: Backend) throws {
         try TestDatabase.with(backend) { (db: any Database) throws in
             try db.withConnection { try $0.executeScript("CREATE TABLE t (a BIGINT, b BIGINT, s TEXT)") }
-            let insert = "INSERT INTO t (a, b, s) VALUES (CAST($1 AS BIGINT), CAST($1 AS BIGINT) + CAST($2 AS BIGINT), $3)"
+            enum Slot: Hashable { case a, step, s }
+            let insert: SQL.Template<Slot> = """
+                INSERT INTO t (a, b, s) VALUES (CAST(\(parameter: .a) AS BIGINT), CAST(\(parameter: .a) AS BIGINT) + CAST(\(parameter: .step) AS BIGINT), \(parameter: .s))
+                """
             for value in [1, 2, 3] as [Int64] {
-                try db.query(SQL(unsafeSQL: insert, bindings: [.integer(value), .integer(10), .text("v\(value)")]))
+                try db.query(insert.bind { slot in
+                    switch slot {
+                    case .a: .integer(value)
+                    case .step: .integer(10)
+                    case .s: .text("v\(value)")
+                    }
+                })
             }
-            let sameLengthA = "SELECT s FROM t WHERE a = CAST($1 AS BIGINT) ORDER BY a"
-            let sameLengthB = "SELECT s FROM t WHERE b = CAST($1 AS BIGINT) ORDER BY a"
-            #expect(sameLengthA.utf8.count == sameLengthB.utf8.count)
-            #expect(try db.query(SQL(unsafeSQL: sameLengthA, bindings: [.integer(2)])).map { try $0.string("s") } == ["v2"])
-            #expect(try db.query(SQL(unsafeSQL: sameLengthB, bindings: [.integer(13)])).map { try $0.string("s") } == ["v3"])
-            #expect(try db.query(SQL(unsafeSQL: sameLengthA, bindings: [.integer(1)])).map { try $0.string("s") } == ["v1"])
+            enum Value: Hashable { case value }
+            let sameLengthA: SQL.Template<Value> = "SELECT s FROM t WHERE a = CAST(\(parameter: .value) AS BIGINT) ORDER BY a"
+            let sameLengthB: SQL.Template<Value> = "SELECT s FROM t WHERE b = CAST(\(parameter: .value) AS BIGINT) ORDER BY a"
+            #expect(sameLengthA.text.utf8.count == sameLengthB.text.utf8.count)
+            #expect(try db.query(sameLengthA.bind { _ in .integer(2) }).map { try $0.string("s") } == ["v2"])
+            #expect(try db.query(sameLengthB.bind { _ in .integer(13) }).map { try $0.string("s") } == ["v3"])
+            #expect(try db.query(sameLengthA.bind { _ in .integer(1) }).map { try $0.string("s") } == ["v1"])
             #expect(try db.query("SELECT a FROM t WHERE b = a + 10").count == 3)
         }
     }

@@ -31,7 +31,7 @@ extension ReadMemoTests {
             let script = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"
             #expect(try Subprocess("/usr/bin/env", ["python3", "-c", script, sqlite.path, sql]).wait() == 0)
         } else {
-            try db.query(SQL(unsafeSQL: sql, bindings: []))
+            try db.query(SQL(unsafeSQL: sql))
         }
     }
 

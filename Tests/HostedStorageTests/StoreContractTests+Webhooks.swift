@@ -110,7 +110,7 @@ extension StoreContractTests {
                 let second = try #require(try webhooks.claim(at: retryAt, lease: 60, limit: 5, excluding: [], perAccount: 100).first)
                 #expect(second.attempt == 2 && second.eventID == first.eventID && second.payload == first.payload)
                 let (log, _) = try webhooks.deliveries(accountID: account, endpointID: hook.id, limit: 10, startingAfter: nil)
-                #expect(log.map(\.status) == ["pending", "failed"] && log[1].responseStatus == 500 && log[1].nextAttemptAt == retryAt)
+                #expect(log.map(\.status.rawValue) == ["pending", "failed"] && log[1].responseStatus == 500 && log[1].nextAttemptAt == retryAt)
                 // 410: the endpoint is disabled at once, and nothing more is leased for it.
                 #expect(try webhooks.complete(second, .init(succeeded: false, responseStatus: 410, error: "HTTP 410", durationMilliseconds: 2,
                                                             nextAttemptAt: nil, disable: .gone), at: retryAt, failingLimit: 3600))

@@ -42,5 +42,13 @@ func makeVerification(accountID: ObjectID, userID: String = "user-1", workflowKe
                  expiresAt: createdAt.addingTimeInterval(10 * 365 * 86_400))
 }
 
+/// Stores a verification of `accountID` (as `makeVerification` builds it) and returns its id.
+func storeVerification(_ db: any Database, accountID: ObjectID, userID: String = "user-1") throws -> ObjectID {
+    let (verification, created) = try VerificationStore(database: db, changes: LocalChangeFeed())
+        .createOrFetchOpen(makeVerification(accountID: accountID, userID: userID))
+    try #require(created)
+    return verification.id
+}
+
 /// The suites below, under one name (`--filter StoreContract`).
 @Suite enum StoreContractTests {}

@@ -1,4 +1,5 @@
 import Foundation
+import HostedCore
 import HostedStorage
 import HostedTestSupport
 import Testing
@@ -42,5 +43,18 @@ struct TestDatabase {
             test.cleanup()
         }
         try body(test.database)
+    }
+}
+
+extension VerificationStore {
+    /// Redaction as the service asks for it: `verification.redacted` by `actor`, through the
+    /// lifecycle (the store only erases what the event says).
+    func redact(accountID: ObjectID, id: ObjectID, at time: Date, by actor: EventActor) throws -> Verification {
+        try redact(accountID: accountID, id: id, at: time) { try $0.apply(.redacted, at: time, by: actor) }
+    }
+
+    /// The retention sweep as `BackgroundWork` runs it: redacted by the system.
+    func redactDue(at time: Date, limit: Int = 100) throws -> Int {
+        try redactDue(at: time, limit: limit) { try $0.apply(.redacted, at: time, by: .system) }
     }
 }

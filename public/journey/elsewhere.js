@@ -14,7 +14,8 @@ import { PHOTO_STEPS } from "./photoplan.js";
 import { show } from "./screens.js";
 import { strings } from "./strings.js";
 
-const OPEN = ["created", "in_progress"];
+/** Statuses the user can still work on: VerificationStatus.isEditable on the server. */
+const EDITABLE = ["created", "in_progress"];
 /** Long-poll: the server holds the call until something changes, or for this long. */
 const WAIT_SECONDS = 25;
 /** Expired codes replaced without being asked, per panel; then "Show a new code". */
@@ -288,7 +289,7 @@ function finish(r, redirect) {
 /** One answer of the follow loop. */
 async function handle(r, answer) {
   if (answer.status === "submitted") return finish(r, answer.redirect_url);
-  if (!OPEN.includes(answer.status)) return backToSteps(r); // closed: the steps reload show it
+  if (!EDITABLE.includes(answer.status)) return backToSteps(r); // closed: the steps reload show it
   const steps = Array.isArray(answer.steps) ? answer.steps : undefined;
   const link = answer.continuation;
   if (r.matched || (link && link.status === "matched")) return showElsewhere(r, steps);

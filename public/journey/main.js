@@ -13,12 +13,13 @@ import { exchangeHandoff, setUpSignIn } from "./signin.js";
 import { renderJourney } from "./steps.js";
 import { loadStrings, translatePage } from "./strings.js";
 
-const OPEN = ["created", "in_progress"];
+/** Statuses the user can still work on: VerificationStatus.isEditable on the server. */
+const EDITABLE = ["created", "in_progress"];
 const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired", "closed"];
 
 function render(state, notice, setback) {
   stopCamera();
-  if (OPEN.includes(state.status)) {
+  if (EDITABLE.includes(state.status)) {
     renderJourney(state, actions, notice, setback);
   } else {
     stopFollowing();

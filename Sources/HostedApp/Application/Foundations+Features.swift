@@ -3,6 +3,7 @@ import HostedCore
 import HostedCrypto
 import HostedHTTP
 import HostedImaging
+import HostedObservability
 import HostedOutbound
 import HostedStorage
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HostedCore
-import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// The work every `serve` process does besides answering requests: sending queued SMS, and
@@ -69,7 +69,7 @@ final class BackgroundWork: @unchecked Sendable {
     func sweep(_ now: Date) {
         do {
             while try verifications.expireDue(at: now, limit: Self.batch) == Self.batch {}
-            while try verifications.redactDue(at: now, limit: Self.batch) == Self.batch {}
+            while try verifications.redactDue(at: now, limit: Self.batch, { try $0.apply(.redacted, at: now, by: .system) }) == Self.batch {}
             _ = try pruning.prune(at: now)
         } catch {
             log.error("sweep: \(String(reflecting: error))", requestID: nil)

@@ -1,7 +1,6 @@
 import Foundation
 import HostedCore
 import HostedCrypto
-import HostedHTTP
 import HostedImaging
 import HostedStorage
 

@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedObservability
 
 /// `POST /j/{id}/api/digilocker/start` (signed in) and the provider's way back,
 /// `GET /journey/digilocker/callback`. The journey's session cookie is scoped to `/j/{id}`, so the

@@ -2,6 +2,7 @@ import Foundation
 import HostedCore
 import HostedCrypto
 import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// The DigiLocker step's round trip: a one-time `state` bound to the verification, the step and

@@ -1,6 +1,5 @@
 import Foundation
 import HostedCore
-import HostedHTTP
 
 /// What the journey page is told about its verification: never the mobile number.
 struct JourneyState: Encodable {

@@ -1,7 +1,7 @@
 import Foundation
 import HostedCore
 import HostedCrypto
-import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// Sends the queued sign-in messages (see `SMSQueueStore`) through the configured sender, off

@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// `GET /metrics` on `HOSTED_METRICS_LISTEN`: what the process counts (requests, webhook

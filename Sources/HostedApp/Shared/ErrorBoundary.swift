@@ -1,5 +1,6 @@
 import HostedCore
 import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// Wraps the router: maps domain and storage errors to problems, logs the unexpected ones with

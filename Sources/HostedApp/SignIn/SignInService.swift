@@ -1,7 +1,7 @@
 import Foundation
 import HostedCore
 import HostedCrypto
-import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// Handoffs, journey sessions and the SMS-code fallback: the rules of signing in to a journey.

@@ -1,6 +1,5 @@
 import Foundation
 import HostedCore
-import HostedHTTP
 
 /// The JSON shapes of the customer API, exactly as documented in `public/openapi.yaml`.
 enum APIObjects {

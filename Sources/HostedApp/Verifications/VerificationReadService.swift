@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedObservability
 import HostedStorage
 
 /// Reading verifications through the customer API: a poll (`ETag`, `If-None-Match`, long-poll,

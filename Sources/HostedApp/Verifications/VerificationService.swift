@@ -118,7 +118,8 @@ struct VerificationService: Sendable {
 
     /// Redacts a verification in a terminal state (repeating it is a no-op).
     func redact(accountID: ObjectID, id: ObjectID, by actor: EventActor) throws -> Verification {
-        try verifications.redact(accountID: accountID, id: id, at: clock.now(), by: actor)
+        let now = clock.now()
+        return try verifications.redact(accountID: accountID, id: id, at: now) { try $0.apply(.redacted, at: now, by: actor) }
     }
 
     /// Cancels; already-canceled is answered as is, a decided or expired one is refused.

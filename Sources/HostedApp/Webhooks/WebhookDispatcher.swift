@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import HostedCore
 import HostedCrypto
-import HostedHTTP
+import HostedObservability
 import HostedOutbound
 import HostedStorage
 

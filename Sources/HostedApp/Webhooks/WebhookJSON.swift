@@ -30,7 +30,7 @@ enum WebhookJSON {
         object.string("next_attempt_at", delivery.nextAttemptAt.map { RFC3339.format($0) })
         object.string("object", "webhook_delivery")
         if let status = delivery.responseStatus { object.int("response_status", status) } else { object.raw("response_status", "null") }
-        object.string("status", delivery.status)
+        object.string("status", delivery.status.rawValue)
         return object.json
     }
 

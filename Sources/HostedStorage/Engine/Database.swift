@@ -1,32 +1,3 @@
-/// The SQL dialect of a store, for the few statements that differ (migrations are per dialect).
-public enum SQLDialect: String, Sendable {
-    case sqlite
-    case postgres
-}
-
-/// One open connection. Not thread-safe: a connection is used by one thread at a time, which
-/// `Database` guarantees by handing it out from its pool.
-public protocol DatabaseConnection: AnyObject {
-    /// Runs one statement's text with its bind values (`$1`, `$2`, … in both dialects) and
-    /// returns its rows. Callers write `query(_ sql: SQL)`, which builds both safely.
-    func run(_ text: String, bindings: [SQLValue]) throws(DatabaseError) -> [Row]
-    /// Runs a script of several statements without parameters (migrations only).
-    func executeScript(_ sql: String) throws(DatabaseError)
-    /// False when the connection is known to be dead before anything is sent on it (the server
-    /// closed it while it sat in the pool). A cheap local check, no round trip.
-    var isUsable: Bool { get }
-}
-
-extension DatabaseConnection {
-    public var isUsable: Bool { true }
-
-    /// Runs one statement; every value interpolated into `sql` is a bind parameter.
-    @discardableResult
-    public func query(_ sql: SQL) throws(DatabaseError) -> [Row] {
-        try run(sql.text, bindings: sql.bindings)
-    }
-}
-
 /// A store: a pool of connections to SQLite or PostgreSQL. Calls block the calling thread, so they
 /// are made from the HTTP server's worker threads or the command line, never from Swift's
 /// cooperative pool.
@@ -58,13 +29,6 @@ public protocol Database: Sendable {
     /// count is still what the database holds while the count has not moved, except for changes
     /// other processes make. nil where other processes write as a matter of course (PostgreSQL).
     var localCommits: UInt64? { get }
-}
-
-/// A connection pool's use at one moment.
-public struct PoolStatistics: Sendable, Equatable {
-    public let size: Int
-    public let inUse: Int
-    public let waiting: Int
 }
 
 extension Database {

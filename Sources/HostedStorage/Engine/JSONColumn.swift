@@ -29,13 +29,3 @@ enum JSONColumn {
         }
     }
 }
-
-extension Row {
-    func date(_ column: String) throws -> Date { Date(unixMilliseconds: try int(column)) }
-    func optionalDate(_ column: String) throws -> Date? { try optionalInt(column).map(Date.init(unixMilliseconds:)) }
-}
-
-extension SQLValue {
-    static func date(_ date: Date?) -> SQLValue { date.map { .integer($0.unixMilliseconds) } ?? .null }
-    static func optionalText(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
-}

@@ -3,7 +3,8 @@ import Foundation
 /// A statement that is safe by construction: every value interpolated into it becomes a bind
 /// parameter (`\(value)` → `$n`), in both dialects, so no value is ever spliced into SQL text.
 /// A constant fragment (a column list, a dialect's `FOR UPDATE SKIP LOCKED`, a DDL name) goes in
-/// only through the explicitly named `\(unsafeSQL: …)`, as postgres-nio and GRDB do.
+/// only through the explicitly named `\(unsafeSQL: …)`, as postgres-nio and GRDB do. A statement
+/// whose text is built once and run often is a `SQL.Template`, with named slots for its values.
 ///
 /// ```swift
 /// try database.query("SELECT id FROM verifications WHERE account_id = \(accountID.rawValue) AND created_at < \(time)")
@@ -25,11 +26,9 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         bindings = []
     }
 
-    /// Constant text that numbers its own placeholders, with their values: for a statement
-    /// whose text is built once and run often. A placeholder may appear more than once
-    /// (`$2 … $2`); PostgreSQL and SQLite (which binds `$n` by name) both bind every occurrence.
-    /// The placeholders must first appear in order, `$1` before `$2`.
-    public init(unsafeSQL text: String, bindings: [SQLValue]) {
+    /// A template's text with its values for one call (`Template.bind`): the only way in for
+    /// text that has placeholders of its own, so none is ever numbered by hand.
+    fileprivate init(template text: String, bindings: [SQLValue]) {
         self.text = text
         self.bindings = bindings
     }
@@ -113,5 +112,118 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(unsafeSQL fragment: String) {
             text += fragment
         }
+    }
+}
+
+extension SQL {
+    /// A statement whose text is built once and run often, with a value per call: its values are
+    /// named slots (`\(parameter: .accountID)`, a case of the statement's own `Parameter` type)
+    /// that the template numbers `$1`, `$2`, … in order of first use — a slot used twice is the
+    /// same placeholder both times — and `bind` gives every slot its value for one call.
+    ///
+    /// The text never changes, so it stays one statement in PostgreSQL's prepared-statement
+    /// cache and costs no building per call; no value can reach it, and no placeholder is
+    /// numbered by hand.
+    ///
+    /// ```swift
+    /// enum Slot { case id, accountID }
+    /// static let read: SQL.Template<Slot> = "SELECT name FROM t WHERE id = \(parameter: .id) AND account_id = \(parameter: .accountID)"
+    /// let sql = read.bind { slot in
+    ///     switch slot {
+    ///     case .id: .text(id)
+    ///     case .accountID: .text(accountID)
+    ///     }
+    /// }
+    /// ```
+    public struct Template<Parameter: Hashable & Sendable>: Sendable, ExpressibleByStringInterpolation {
+        /// The text with `$1`, `$2`, … placeholders.
+        public let text: String
+        /// The slot each placeholder stands for: `$n` is `parameters[n - 1]`.
+        public let parameters: [Parameter]
+        /// The statement as written: constant text and slots, kept so a template can go inside
+        /// another (`\(template, parameters:)`) without reading placeholders back out of text.
+        private let parts: [Part<Parameter>]
+
+        public init(stringLiteral value: String) {
+            self.init(parts: [.text(value)])
+        }
+
+        public init(stringInterpolation: StringInterpolation) {
+            self.init(parts: stringInterpolation.parts)
+        }
+
+        private init(parts: [Part<Parameter>]) {
+            var text = ""
+            var parameters: [Parameter] = []
+            var numbers: [Parameter: Int] = [:]
+            for part in parts {
+                switch part {
+                case .text(let fragment):
+                    text += fragment
+                case .slot(let parameter):
+                    if let number = numbers[parameter] {
+                        text += "$\(number)"
+                    } else {
+                        parameters.append(parameter)
+                        numbers[parameter] = parameters.count
+                        text += "$\(parameters.count)"
+                    }
+                }
+            }
+            self.text = text
+            self.parameters = parameters
+            self.parts = parts
+        }
+
+        /// The statement for one call: `value` gives each slot its value (a `switch` over
+        /// `Parameter` makes the compiler check that none is left out). The text is this
+        /// template's, unchanged.
+        public func bind(_ value: (Parameter) throws -> SQLValue) rethrows -> SQL {
+            SQL(template: text, bindings: try parameters.map(value))
+        }
+
+        public struct StringInterpolation: StringInterpolationProtocol {
+            fileprivate var parts: [Part<Parameter>] = []
+
+            public init(literalCapacity: Int, interpolationCount: Int) {
+                parts.reserveCapacity(2 * interpolationCount + 1)
+            }
+
+            public mutating func appendLiteral(_ literal: String) {
+                if !literal.isEmpty { parts.append(.text(literal)) }
+            }
+
+            /// A bind parameter: the slot's placeholder, the same one wherever the slot appears.
+            public mutating func appendInterpolation(parameter: Parameter) {
+                parts.append(.slot(parameter))
+            }
+
+            /// Another template over the same slots (a repeated sub-expression).
+            public mutating func appendInterpolation(_ template: Template<Parameter>) {
+                parts += template.parts
+            }
+
+            /// Another template, each of its slots standing for one of this statement's
+            /// (`parameters`), e.g. a rate limit's upsert inside the poll's statement.
+            public mutating func appendInterpolation<Inner>(_ template: Template<Inner>, parameters: (Inner) -> Parameter) {
+                for part in template.parts {
+                    switch part {
+                    case .text(let fragment): parts.append(.text(fragment))
+                    case .slot(let inner): parts.append(.slot(parameters(inner)))
+                    }
+                }
+            }
+
+            /// Constant SQL text, spliced in as it is: never a value that came from outside.
+            public mutating func appendInterpolation(unsafeSQL fragment: String) {
+                parts.append(.text(fragment))
+            }
+        }
+    }
+
+    /// A piece of a template: text as written, or a slot.
+    fileprivate enum Part<Parameter: Hashable & Sendable>: Sendable {
+        case text(String)
+        case slot(Parameter)
     }
 }

@@ -49,9 +49,9 @@ public struct ArtifactStore: Sendable {
         try database.query("""
             SELECT id, step_id, content_type, created_at, redacted_at FROM artifacts
             WHERE verification_id = \(verificationID.rawValue) ORDER BY created_at, id
-            """).map {
-            Summary(id: try $0.string("id"), stepID: try $0.string("step_id"), contentType: try $0.string("content_type"),
-                    createdAt: try $0.date("created_at"), redacted: try $0.optionalInt("redacted_at") != nil)
+            """).map { row in
+            Summary(id: try row.string("id"), stepID: try row.string("step_id"), contentType: try row.string("content_type"),
+                    createdAt: try row.date("created_at"), redacted: try row.optionalInt("redacted_at") != nil)
         }
     }
 }

@@ -25,7 +25,7 @@ public struct ContinuationStore: Sendable {
         try revokeOpen(verificationID: verificationID, at: time, on: connection)
         try connection.query("""
             INSERT INTO continuations (id, verification_id, secret_hash, number, status, created_at, expires_at)
-            VALUES (\(id.rawValue), \(verificationID.rawValue), \(secretHash), \(number), 'pending', \(time), \(expiresAt))
+            VALUES (\(id.rawValue), \(verificationID.rawValue), \(secretHash), \(number), \(ContinuationStatus.pending.rawValue), \(time), \(expiresAt))
             """)
     }
 
@@ -34,8 +34,8 @@ public struct ContinuationStore: Sendable {
     @discardableResult
     public func revokeOpen(verificationID: ObjectID, at time: Date, on connection: DatabaseConnection? = nil) throws -> Int {
         let statement: SQL = """
-            UPDATE continuations SET status = 'revoked', finished_at = \(time)
-            WHERE verification_id = \(verificationID.rawValue) AND status IN ('pending', 'opened')
+            UPDATE continuations SET status = \(ContinuationStatus.revoked.rawValue), finished_at = \(time)
+            WHERE verification_id = \(verificationID.rawValue) AND status IN (\(ContinuationStatus.pending.rawValue), \(ContinuationStatus.opened.rawValue))
             RETURNING id
             """
         return try (connection.map { try $0.query(statement) } ?? database.query(statement)).count
@@ -45,8 +45,8 @@ public struct ContinuationStore: Sendable {
     /// token's hash is kept: exactly one concurrent caller gets the number back.
     public func open(secretHash: String, verificationID: ObjectID, claimHash: String, at time: Date) throws -> (id: String, number: String)? {
         guard let row = try database.query("""
-            UPDATE continuations SET status = 'opened', claim_hash = \(claimHash), opened_at = \(time)
-            WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND status = 'pending' AND expires_at > \(time)
+            UPDATE continuations SET status = \(ContinuationStatus.opened.rawValue), claim_hash = \(claimHash), opened_at = \(time)
+            WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND status = \(ContinuationStatus.pending.rawValue) AND expires_at > \(time)
             RETURNING id, number
             """).first
         else { return nil }
@@ -59,8 +59,8 @@ public struct ContinuationStore: Sendable {
     public func pick(claimHash: String, verificationID: ObjectID, number: String, at time: Date,
                      on connection: DatabaseConnection) throws -> Bool? {
         guard let row = try connection.query("""
-            UPDATE continuations SET status = CASE WHEN number = \(number) THEN 'matched' ELSE 'failed' END, finished_at = \(time)
-            WHERE claim_hash = \(claimHash) AND verification_id = \(verificationID.rawValue) AND status = 'opened' AND expires_at > \(time)
+            UPDATE continuations SET status = CASE WHEN number = \(number) THEN \(ContinuationStatus.matched.rawValue) ELSE \(ContinuationStatus.failed.rawValue) END, finished_at = \(time)
+            WHERE claim_hash = \(claimHash) AND verification_id = \(verificationID.rawValue) AND status = \(ContinuationStatus.opened.rawValue) AND expires_at > \(time)
             RETURNING status
             """).first
         else { return nil }
@@ -72,7 +72,7 @@ public struct ContinuationStore: Sendable {
     public func isPending(secretHash: String, verificationID: ObjectID, at time: Date) throws -> Bool {
         !(try database.query("""
             SELECT id FROM continuations
-            WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND status = 'pending' AND expires_at > \(time)
+            WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND status = \(ContinuationStatus.pending.rawValue) AND expires_at > \(time)
             """)).isEmpty
     }
 

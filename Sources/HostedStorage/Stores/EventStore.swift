@@ -17,7 +17,7 @@ public struct EventStore: Sendable {
 
     /// `columns`, each qualified by a table alias (`e.id, e.account_id, …`), for joins.
     static func columns(of alias: String) -> String {
-        columns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+        columns.split(separator: ",").map { name in alias + "." + name.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
     }
 
     /// Inserts sealed events on `connection`, inside the transaction of the change that made

@@ -255,9 +255,9 @@ public struct OperatorStore: Sendable {
         try database.query("""
             SELECT id, operator_id, type, actor_id, created_at FROM operator_events
             WHERE account_id = \(accountID.rawValue) ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
-            """).map {
-            OperatorEvent(id: try $0.string("id"), operatorID: try $0.optionalString("operator_id"), type: try $0.string("type"),
-                          actorID: try $0.optionalString("actor_id"), createdAt: try $0.date("created_at"))
+            """).map { row in
+            OperatorEvent(id: try row.string("id"), operatorID: try row.optionalString("operator_id"), type: try row.string("type"),
+                          actorID: try row.optionalString("actor_id"), createdAt: try row.date("created_at"))
         }
     }
 

@@ -72,35 +72,49 @@ public struct RateLimitStore: Sendable {
         /// The upsert; it returns `tat` and `allowed`. Its text is built once per table (this
         /// runs on every poll); only the values change.
         func statement(_ table: Table) -> SQL {
-            SQL(unsafeSQL: Self.text(table), bindings: bindings)
+            Self.upsert(table).bind(value)
         }
 
-        /// `$1` bucket, `$2` now, `$3` the step times the cost, `$4` tolerance, as `Self.text`
-        /// numbers them.
-        var bindings: [SQLValue] {
-            let increment = step.multipliedReportingOverflow(by: cost)
-            return [.text(bucket), .integer(now), .integer(increment.overflow ? Int64.max / 4 : increment.partialValue),
-                    .integer(tolerance)]
+        /// The upsert's values, by name.
+        enum Parameter: Hashable, Sendable {
+            case bucket, now, increment, tolerance
         }
 
-        static func text(_ table: Table) -> String {
-            switch table {
-            case .rateLimits: rateLimitsText
-            case .pollLimits: pollLimitsText
+        /// This request's value for each of the upsert's slots.
+        func value(_ parameter: Parameter) -> SQLValue {
+            switch parameter {
+            case .bucket: return .text(bucket)
+            case .now: return .integer(now)
+            case .increment:
+                // The step times the cost.
+                let increment = step.multipliedReportingOverflow(by: cost)
+                return .integer(increment.overflow ? Int64.max / 4 : increment.partialValue)
+            case .tolerance: return .integer(tolerance)
             }
         }
 
-        private static let rateLimitsText = upsert(Table.rateLimits.rawValue)
-        private static let pollLimitsText = upsert(Table.pollLimits.rawValue)
+        static func upsert(_ table: Table) -> SQL.Template<Parameter> {
+            switch table {
+            case .rateLimits: rateLimitsUpsert
+            case .pollLimits: pollLimitsUpsert
+            }
+        }
 
-        private static func upsert(_ name: String) -> String {
-            // Every SET expression reads the old row, so `allowed` and `tat` agree.
-            let next = "(CASE WHEN \(name).tat > CAST($2 AS BIGINT) THEN \(name).tat ELSE CAST($2 AS BIGINT) END + CAST($3 AS BIGINT))"
+        private static let rateLimitsUpsert = upsert(named: Table.rateLimits.rawValue)
+        private static let pollLimitsUpsert = upsert(named: Table.pollLimits.rawValue)
+
+        private static func upsert(named name: String) -> SQL.Template<Parameter> {
+            // Every SET expression reads the old row, so `allowed` and `tat` agree. The integers
+            // are cast because PostgreSQL infers one type per placeholder, wherever it is used.
+            let next: SQL.Template<Parameter> = """
+                (CASE WHEN \(unsafeSQL: name).tat > CAST(\(parameter: .now) AS BIGINT) THEN \(unsafeSQL: name).tat \
+                ELSE CAST(\(parameter: .now) AS BIGINT) END + CAST(\(parameter: .increment) AS BIGINT))
+                """
             return """
-                INSERT INTO \(name) (bucket, tat, allowed) VALUES ($1, CAST($2 AS BIGINT) + CAST($3 AS BIGINT), 1)
+                INSERT INTO \(unsafeSQL: name) (bucket, tat, allowed) VALUES (\(parameter: .bucket), CAST(\(parameter: .now) AS BIGINT) + CAST(\(parameter: .increment) AS BIGINT), 1)
                 ON CONFLICT (bucket) DO UPDATE SET
-                    tat = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN \(next) ELSE \(name).tat END,
-                    allowed = CASE WHEN \(next) - CAST($2 AS BIGINT) <= CAST($4 AS BIGINT) THEN 1 ELSE 0 END
+                    tat = CASE WHEN \(next) - CAST(\(parameter: .now) AS BIGINT) <= CAST(\(parameter: .tolerance) AS BIGINT) THEN \(next) ELSE \(unsafeSQL: name).tat END,
+                    allowed = CASE WHEN \(next) - CAST(\(parameter: .now) AS BIGINT) <= CAST(\(parameter: .tolerance) AS BIGINT) THEN 1 ELSE 0 END
                 RETURNING tat, allowed
                 """
         }

@@ -32,9 +32,9 @@ public struct ReviewNoteStore: Sendable {
         try database.query("""
             SELECT id, operator_id, body, created_at FROM review_notes
             WHERE verification_id = \(verificationID.rawValue) ORDER BY created_at, id
-            """).map {
-            Note(id: try $0.string("id"), operatorID: try $0.string("operator_id"), body: try $0.string("body"),
-                 createdAt: try $0.date("created_at"))
+            """).map { row in
+            Note(id: try row.string("id"), operatorID: try row.string("operator_id"), body: try row.string("body"),
+                 createdAt: try row.date("created_at"))
         }
     }
 }

@@ -40,9 +40,9 @@ public struct SMSQueueStore: Sendable {
                          ORDER BY available_at LIMIT \(Int64(limit)) \(unsafeSQL: lock))
             RETURNING id, verification_id, sealed, attempts
             """)
-        return try rows.map {
-            Queued(id: try $0.string("id"), verificationID: try $0.string("verification_id"), sealed: try $0.blob("sealed"),
-                   attempts: Int(try $0.int("attempts")))
+        return try rows.map { row in
+            Queued(id: try row.string("id"), verificationID: try row.string("verification_id"), sealed: try row.blob("sealed"),
+                   attempts: Int(try row.int("attempts")))
         }
     }
 

@@ -147,8 +147,8 @@ public struct SignInStore: Sendable {
         try database.query("""
             SELECT to_number, body, created_at FROM sms_outbox WHERE (\(number ?? "") = '' OR to_number = \(number ?? ""))
             ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
-            """).map {
-            OutboxMessage(to: try $0.string("to_number"), body: try $0.string("body"), createdAt: try $0.date("created_at"))
+            """).map { row in
+            OutboxMessage(to: try row.string("to_number"), body: try row.string("body"), createdAt: try row.date("created_at"))
         }
     }
 }

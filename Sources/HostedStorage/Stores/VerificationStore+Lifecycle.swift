@@ -3,17 +3,20 @@ import HostedCore
 
 /// Redaction and the lifecycle sweeps (expiry, retention) of verifications.
 extension VerificationStore {
-    /// Erases the verification's personal data at once, in one transaction with its
-    /// `verification.redacted` event: the row's user id, mobile number and metadata; every
-    /// artifact's bytes (photos, the profile form, DigiLocker documents); its sign-in code, queued
-    /// and dev-outbox messages; reviewers' notes; and stored idempotent replies that show it. Repeating it changes
-    /// nothing. On SQLite (`secure_delete` on every connection) the WAL is then checkpointed and
+    /// Applies `transition` (the caller's `verification.redacted`, through the lifecycle) and,
+    /// when it redacted the verification, erases its personal data at once, in the same
+    /// transaction: the row's user id, mobile number and metadata; every artifact's bytes (photos,
+    /// the profile form, DigiLocker documents); its sign-in code, queued and dev-outbox messages;
+    /// reviewers' notes; and stored idempotent replies that show it. Repeating it changes nothing.
+    /// On SQLite (`secure_delete` on every connection) the WAL is then checkpointed and
     /// truncated, so the erased values are in neither file.
-    public func redact(accountID: ObjectID, id: ObjectID, at time: Date, by actor: EventActor) throws -> Verification {
+    public func redact(accountID: ObjectID, id: ObjectID, at time: Date,
+                       _ transition: (inout Verification) throws -> Void) throws -> Verification {
         let redacted = try update(accountID: accountID, id: id, at: time) { verification, connection in
-            guard verification.redactedAt == nil else { return }
-            let mobile = verification.mobile
-            try verification.apply(.redacted, at: time, by: actor)
+            let before = verification
+            try transition(&verification)
+            guard before.redactedAt == nil, verification.redactedAt != nil else { return }
+            let mobile = before.mobile
             try connection.query("""
                 UPDATE artifacts SET content = \([UInt8]()), redacted_at = \(time)
                 WHERE verification_id = \(id.rawValue) AND redacted_at IS NULL
@@ -66,7 +69,7 @@ extension VerificationStore {
     public func expireDue(at time: Date, limit: Int = 100) throws -> Int {
         let due = try database.query("""
             SELECT id, account_id FROM verifications
-            WHERE status IN ('created', 'in_progress') AND expires_at <= \(time)
+            WHERE status IN (\(VerificationStatus.created.rawValue), \(VerificationStatus.inProgress.rawValue)) AND expires_at <= \(time)
             ORDER BY expires_at LIMIT \(Int64(limit))
             """)
         var expired = 0
@@ -85,8 +88,9 @@ extension VerificationStore {
         return expired
     }
 
-    /// Redacts, as the system, up to `limit` verifications whose retention has run out.
-    public func redactDue(at time: Date, limit: Int = 100) throws -> Int {
+    /// Redacts (by `transition`, the caller's lifecycle event) up to `limit` verifications whose
+    /// retention has run out.
+    public func redactDue(at time: Date, limit: Int = 100, _ transition: (inout Verification) throws -> Void) throws -> Int {
         let due = try database.query("""
             SELECT id, account_id FROM verifications
             WHERE redact_at IS NOT NULL AND redact_at <= \(time) AND redacted_at IS NULL
@@ -95,7 +99,7 @@ extension VerificationStore {
         var redacted = 0
         for row in due {
             let (accountID, id) = try Self.ids(row)
-            if try redact(accountID: accountID, id: id, at: time, by: .system).redactedAt == time { redacted += 1 }
+            if try redact(accountID: accountID, id: id, at: time, transition).redactedAt == time { redacted += 1 }
         }
         return redacted
     }

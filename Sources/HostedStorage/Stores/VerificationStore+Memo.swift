@@ -1,63 +1,8 @@
 import Foundation
 import HostedCore
 
-/// Reads of a verification that is polled over and over decode its row once per change: the
-/// decoded value is kept with the cells it came from (`ReadMemo`), and a read whose cells are
-/// the same, value for value, takes it as it is.
-///
-/// `@unchecked Sendable`: `layouts` is only touched while holding `lock`.
-final class VerificationDecoding: @unchecked Sendable {
-    struct Decoded: Sendable {
-        let cells: [SQLValue]
-        let verification: Verification
-        /// For a poll's read: `Database.localCommits` before it ran, and when
-        /// (`VerificationStore.recentlyPolled`).
-        var asOf: LocalRead?
-    }
-
-    /// Which verification a repeated create's read found open, and when.
-    struct OpenRead: Sendable {
-        let id: ObjectID
-        let asOf: LocalRead
-    }
-
-    let memo: ReadMemo<Decoded>
-    /// Which verification a repeated create's read found open for an account, user and workflow,
-    /// and when (`VerificationStore.recentlyOpen`).
-    let open: ReadMemo<OpenRead>
-    /// Which memos are on (`VerificationStore.Memos`).
-    let memos: VerificationStore.Memos
-    private let lock = NSLock()
-    /// Result layouts seen, and where `VerificationStore.columns` start in each (nil: they are not
-    /// there in that order). Held strongly, so an identity is never that of a freed layout.
-    private var layouts: [(layout: ResultColumns, start: Int?)] = []
-
-    init(_ memos: VerificationStore.Memos) {
-        self.memos = memos
-        memo = ReadMemo()
-        open = ReadMemo(capacity: memos.openReads ? 1024 : 0)
-    }
-
-    /// Where the verification's columns start in `layout`, checked once per layout by name.
-    func start(of layout: ResultColumns) -> Int? {
-        lock.lock()
-        if let known = layouts.first(where: { $0.layout === layout }) {
-            lock.unlock()
-            return known.start
-        }
-        lock.unlock()
-        let names = VerificationStore.columnNames
-        var start = layout.position(of: "id")
-        if let first = start, !layout.names.dropFirst(first).starts(with: names) { start = nil }
-        lock.lock()
-        // A layout lives as long as its connection: a few per connection, replaced when one is.
-        if layouts.count >= 256 { layouts.removeAll() }
-        layouts.append((layout, start))
-        lock.unlock()
-        return start
-    }
-}
-
+/// Reads that decode a row once per change (`VerificationDecoding`), and the recent reads a poll
+/// or a repeated create may take again without asking the database (SQLite only).
 extension VerificationStore {
     /// Which read memos a store builds on: all of them, unless turned off to measure what each
     /// buys (`HOSTED_DISABLE_MEMOS`, docs/performance.md). Off, answers are the same.
@@ -74,7 +19,7 @@ extension VerificationStore {
     }
 
     /// The names in `columns`, in order.
-    static let columnNames: [String] = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    static let columnNames: [String] = columns.split(separator: ",").map { name in name.trimmingCharacters(in: .whitespacesAndNewlines) }
 
     /// Before a read of verification `id` (nil: found by something else), for `decoded`.
     func readTicket(for id: ObjectID?) -> ReadMemo<VerificationDecoding.Decoded>.Ticket {
@@ -144,27 +89,5 @@ extension VerificationStore {
         // A user id has no control character, so the last \u{1} ends the workflow key and two
         // triples never share a key (`recentlyOpen` compares the fields anyway).
         "\(accountID.rawValue)\u{1}\(workflowKey)\u{1}\(userID)"
-    }
-}
-
-/// A verification a read found, and where this process stood when that read ran (nil on
-/// PostgreSQL): something made from it may be kept and used again while `asOf` is recent.
-public struct FoundVerification: Sendable {
-    public let verification: Verification
-    public let asOf: LocalRead?
-}
-
-/// When a read ran, by the clock and by the count of changes this process had committed
-/// (`Database.localCommits`): what a result kept from that read is checked against before it is
-/// taken again.
-public struct LocalRead: Sendable {
-    public let commits: UInt64
-    public let time: Date
-
-    /// Nothing was committed here between this read and `now`, and it is younger than
-    /// `VerificationStore.recentPollLifetime`.
-    public func isRecent(_ now: Self) -> Bool {
-        let age = now.time.timeIntervalSince(time)
-        return commits == now.commits && age >= 0 && age < VerificationStore.recentPollLifetime
     }
 }

@@ -10,8 +10,8 @@ public struct VerificationStore: Sendable {
     private let changes: any ChangeFeed
     let events: EventStore
     let clock: any WallClock
-    /// Decoded verifications of recent reads (`VerificationStore+Memo.swift`), dropped when the
-    /// change feed says one changed.
+    /// Decoded verifications of recent reads (`VerificationDecoding`, `VerificationStore+Memo.swift`),
+    /// dropped when the change feed says one changed.
     let decoding: VerificationDecoding
 
     /// `memos`: which of the read memos are built on (all unless `HOSTED_DISABLE_MEMOS` says).
@@ -28,7 +28,7 @@ public struct VerificationStore: Sendable {
 
     static let columns = """
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
-        created_at, updated_at, submitted_at, decided_at, decision, revision, decision_reason,
+        created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
         expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals
         """
 
@@ -42,7 +42,7 @@ public struct VerificationStore: Sendable {
             let insert: SQL = """
                 INSERT INTO verifications (\(unsafeSQL: Self.columns), event_sequence, event_hash)
                 VALUES (\(values: try Self.values(verification)), \(head?.sequence ?? 0), \(head?.hash))
-                ON CONFLICT (account_id, user_id, workflow_key) WHERE status NOT IN ('canceled', 'expired') DO NOTHING
+                ON CONFLICT (account_id, user_id, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
                 RETURNING id
                 """
             let inserted: Bool
@@ -83,8 +83,7 @@ public struct VerificationStore: Sendable {
     /// as stored (it may be past its time: the caller checks), or nil.
     public func openVerification(accountID: ObjectID, userID: String, workflowKey: String) throws -> Verification? {
         let ticket = readTicket(for: nil)
-        return try database.query(SQL(unsafeSQL: Self.openText,
-                                      bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]))
+        return try database.query(Self.openStatement(accountID: accountID, userID: userID, workflowKey: workflowKey))
             .first.map { try decoded($0, ticket: ticket) }
     }
 
@@ -102,7 +101,7 @@ public struct VerificationStore: Sendable {
         }
         let ticket = readTicket(for: nil)
         let openTicket = decoding.open.ticket(for: key)
-        database.submit(SQL(unsafeSQL: Self.openText, bindings: [.text(accountID.rawValue), .text(userID), .text(workflowKey)]),
+        database.submit(Self.openStatement(accountID: accountID, userID: userID, workflowKey: workflowKey),
                         writes: false) { rows in
             completion(Result {
                 let open = try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }
@@ -114,12 +113,27 @@ public struct VerificationStore: Sendable {
         }
     }
 
-    /// The open verification of account `$1`, user `$2` and workflow `$3` (built once: every
-    /// repeated create runs it).
-    private static let openText = """
-        SELECT \(columns) FROM verifications
-        WHERE account_id = $1 AND user_id = $2 AND workflow_key = $3 AND status NOT IN ('canceled', 'expired')
+    /// The open verification of an account, user and workflow (built once: every repeated
+    /// create runs it).
+    private static let openTemplate: SQL.Template<OpenParameter> = """
+        SELECT \(unsafeSQL: columns) FROM verifications
+        WHERE account_id = \(parameter: .accountID) AND user_id = \(parameter: .userID) AND workflow_key = \(parameter: .workflowKey)
+          AND \(unsafeSQL: VerificationStatus.holdsUserSlotSQL)
         """
+
+    private enum OpenParameter: Hashable, Sendable {
+        case accountID, userID, workflowKey
+    }
+
+    private static func openStatement(accountID: ObjectID, userID: String, workflowKey: String) -> SQL {
+        openTemplate.bind { parameter in
+            switch parameter {
+            case .accountID: .text(accountID.rawValue)
+            case .userID: .text(userID)
+            case .workflowKey: .text(workflowKey)
+            }
+        }
+    }
 
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
@@ -129,7 +143,7 @@ public struct VerificationStore: Sendable {
 
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
         let ticket = readTicket(for: id)
-        return try database.query(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]))
+        return try database.query(Self.readStatement(accountID: accountID, id: id))
             .first.map { try decoded($0, ticket: ticket) }.map(expireIfDue)
     }
 
@@ -144,75 +158,35 @@ public struct VerificationStore: Sendable {
             return completion(Result { try expireIfDue(known.verification) })
         }
         let ticket = readTicket(for: id)
-        database.submit(SQL(unsafeSQL: Self.readText, bindings: [.text(id.rawValue), .text(accountID.rawValue)]),
-                        writes: false) { rows in
+        database.submit(Self.readStatement(accountID: accountID, id: id), writes: false) { rows in
             completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }.map(expireIfDue) })
         }
     }
 
-    /// The read of verification `$1` of account `$2` (built once: polls run it).
-    private static let readText = "SELECT \(columns) FROM verifications WHERE id = $1 AND account_id = $2"
+    /// The read of one verification of an account (built once: polls run it).
+    static let readTemplate: SQL.Template<ReadParameter> = """
+        SELECT \(unsafeSQL: columns) FROM verifications WHERE id = \(parameter: .id) AND account_id = \(parameter: .accountID)
+        """
+
+    /// The verification read's values, by name (the poll's statement has them too).
+    enum ReadParameter: Hashable, Sendable {
+        case id, accountID
+    }
+
+    private static func readStatement(accountID: ObjectID, id: ObjectID) -> SQL {
+        readTemplate.bind { parameter in
+            switch parameter {
+            case .id: .text(id.rawValue)
+            case .accountID: .text(accountID.rawValue)
+            }
+        }
+    }
 
     /// Wakes whatever waits on this verification (long-polls, in every process) without
     /// changing it: for a change kept elsewhere (a continuation opened or ended).
     public func announceChange(id: ObjectID) {
         changes.publish(id.rawValue)
     }
-
-    /// A poll: one request counted against the verification's poll bucket (`poll_limits`) and
-    /// the verification read. On PostgreSQL both are one statement, one round trip, and the
-    /// bucket's table is unlogged (no WAL flush per poll); the read happens whatever the limit
-    /// says (the caller answers 429 without it).
-    public func polled(accountID: ObjectID, id: ObjectID, bucket: String, at time: Date, interval: TimeInterval,
-                       burst: Int, cost: Int = 1) throws -> (RateLimitStore.Decision, Verification?) {
-        let cell = RateLimitStore.Cell(bucket: bucket, at: time, interval: interval, burst: burst, cost: cost)
-        guard database.dialect == .postgres else {
-            let decision = try RateLimitStore(database: database, table: .pollLimits).take(bucket: bucket, at: time,
-                                                                                           interval: interval, burst: burst, cost: cost)
-            return (decision, decision.allowed ? try verification(accountID: accountID, id: id) : nil)
-        }
-        let ticket = readTicket(for: id)
-        return try pollAnswer(database.query(Self.pollStatement(cell, accountID: accountID, id: id)), cell: cell, ticket: ticket)
-    }
-
-    /// The same poll through `Database.submit`: on PostgreSQL one statement, and the caller's
-    /// thread does not wait (`completion` runs later on the pipeline's thread); on SQLite
-    /// `completion` runs before this returns.
-    public func polled(accountID: ObjectID, id: ObjectID, bucket: String, at time: Date, interval: TimeInterval,
-                       burst: Int, cost: Int = 1,
-                       completion: @escaping @Sendable (Result<(RateLimitStore.Decision, Verification?), any Error>) -> Void) {
-        guard database.dialect == .postgres else {
-            completion(Result { try polled(accountID: accountID, id: id, bucket: bucket, at: time, interval: interval,
-                                           burst: burst, cost: cost) })
-            return
-        }
-        let cell = RateLimitStore.Cell(bucket: bucket, at: time, interval: interval, burst: burst, cost: cost)
-        let ticket = readTicket(for: id)
-        database.submit(Self.pollStatement(cell, accountID: accountID, id: id), writes: true) { rows in
-            completion(Result { try pollAnswer(rows.get(), cell: cell, ticket: ticket) })
-        }
-    }
-
-    private static func pollStatement(_ cell: RateLimitStore.Cell, accountID: ObjectID, id: ObjectID) -> SQL {
-        SQL(unsafeSQL: pollText, bindings: cell.bindings + [.text(id.rawValue), .text(accountID.rawValue)])
-    }
-
-    /// The decision and the verification in the poll statement's one row.
-    private func pollAnswer(_ rows: [Row], cell: RateLimitStore.Cell,
-                            ticket: ReadMemo<VerificationDecoding.Decoded>.Ticket) throws -> (RateLimitStore.Decision, Verification?) {
-        guard let row = rows.first else { throw DatabaseError.serializationFailure }
-        let decision = try cell.decision(row, tat: "cell_tat", allowed: "cell_allowed")
-        guard decision.allowed, try row.optionalString("id") != nil else { return (decision, nil) }
-        return (decision, try expireIfDue(decoded(row, ticket: ticket)))
-    }
-
-    /// The poll's one statement (built once): the bucket's upsert (`$1`–`$4`, see
-    /// `RateLimitStore.Cell`) and the verification `$5` of account `$6`.
-    private static let pollText = """
-        WITH cell AS (\(RateLimitStore.Cell.text(.pollLimits)))
-        SELECT cell.tat AS cell_tat, cell.allowed AS cell_allowed, v.* FROM cell
-        LEFT JOIN (SELECT \(columns) FROM verifications WHERE id = $5 AND account_id = $6) v ON true
-        """
 
     /// `verification` as it must be shown now: expired first if it is past its time (by the
     /// system, in a transaction of its own; a concurrent expiry by another reader or the sweeper
@@ -294,7 +268,7 @@ public struct VerificationStore: Sendable {
             // however many processes wait for the row.
             let last = try ChainHead(row)
             // Past its time, it is expired before anything else happens to it.
-            if verification.isDueToExpire(at: time) { try verification.apply(.expired, at: time, by: .system) }
+            try verification.settle(at: time)
             try change(&verification, connection)
             let sealed = events.seal(verification.takeUnwrittenEvents(), to: verification, after: last, at: time)
             guard verification != before || !sealed.isEmpty else { return verification }
@@ -305,7 +279,7 @@ public struct VerificationStore: Sendable {
             let head = ChainHead(after: sealed, or: last)
             let update: SQL = """
                 UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
-                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), decision = \(verification.decision), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
+                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
                     expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
                     approvals = \(try JSONColumn.encode(verification.approvals)),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
@@ -346,7 +320,7 @@ public struct VerificationStore: Sendable {
         [.text(v.id.rawValue), .text(v.accountID.rawValue), .text(v.userID), .text(v.workflowKey),
          .integer(Int64(v.workflowVersion)), .text(v.status.rawValue), .text(v.mobile), .optionalText(v.returnURL),
          .text(try JSONColumn.encode(v.metadata)), .text(try JSONColumn.encode(v.steps)), .date(v.createdAt),
-         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .optionalText(v.decision), .integer(v.revision),
+         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .integer(v.revision),
          .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
          .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
          .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals))]

@@ -1,5 +1,5 @@
 import Foundation
-@testable import HostedHTTP
+import HostedObservability
 import Testing
 
 @Suite struct AccessLogTests {

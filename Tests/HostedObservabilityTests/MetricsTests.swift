@@ -1,4 +1,4 @@
-import HostedHTTP
+import HostedObservability
 import Testing
 
 /// The Prometheus text the metrics registry writes.
