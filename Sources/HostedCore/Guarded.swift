@@ -6,14 +6,17 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `value` is only touched while holding `lock`.
 public final class Guarded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    // Inlinable, so a caller in another module (every cache on a request's path) gets the lock
+    // and its closure specialised and inlined, as with a lock of its own.
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, holding the lock.
+    @inlinable
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

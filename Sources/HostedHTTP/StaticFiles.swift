@@ -8,7 +8,7 @@ import Foundation
 public struct StaticFiles: Sendable {
     public let root: URL
     private let resolvedRoot: String
-    private let gzipCache = GzipCache()
+    private let gzipCache: GzipCache
     /// Sent with every file: revalidate each time (files have no content hash in their names).
     public static let cacheControl = "no-cache"
     /// Below this, gzip's 18 bytes of framing and the work are not worth it (the whole file fits
@@ -17,8 +17,10 @@ public struct StaticFiles: Sendable {
     /// Text, worth compressing; images and fonts are compressed already.
     static let compressibleExtensions: Set<String> = ["html", "css", "js", "mjs", "json", "yaml", "txt", "svg", "webmanifest"]
 
-    public init(root: URL) {
+    /// `keepsGzipCopies: false` compresses on every request (to measure what the copies buy).
+    public init(root: URL, keepsGzipCopies: Bool = true) {
         self.root = root
+        self.gzipCache = GzipCache(keeps: keepsGzipCopies)
         self.resolvedRoot = root.resolvingSymlinksInPath().standardizedFileURL.path
     }
 

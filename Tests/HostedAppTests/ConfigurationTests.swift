@@ -74,6 +74,14 @@ import Testing
         #expect(configuration.threads == 3)
     }
 
+    /// `HOSTED_DISABLE_MEMOS` names caches to build off for measuring (docs/performance.md).
+    @Test func disableMemos_readsTheNamesAndRefusesAnUnknownOne() throws {
+        #expect(try Configuration.fromEnvironment([:]).disabledMemos.isEmpty)
+        let configuration = try Configuration.fromEnvironment(["HOSTED_DISABLE_MEMOS": "callers, local-reads,,gzip"])
+        #expect(configuration.disabledMemos == [.callers, .localReads, .gzip])
+        #expect(throws: Configuration.Invalid.self) { _ = try Configuration.fromEnvironment(["HOSTED_DISABLE_MEMOS": "callers,columns"]) }
+    }
+
     @Test(arguments: [
         ("HOSTED_DATABASE_URL", "mysql://x"), ("HOSTED_LISTEN", "8080"), ("HOSTED_LISTEN", "127.0.0.1:99999"),
         ("HOSTED_PUBLIC_URL", "ftp://x"), ("HOSTED_PUBLIC_URL", "https://x/?q=1"), ("HOSTED_PUBLIC_URL", "https://x/#f"),

@@ -12,12 +12,15 @@ public struct AccountService: Sendable {
     let store: AccountStore
     let clock: any WallClock
     let random: any RandomSource
-    let callers = CallerCache()
+    let callers: CallerCache
 
-    public init(database: any Database, clock: any WallClock = SystemWallClock(), random: any RandomSource = SecureRandom()) {
+    /// `remembersCallers: false` looks every key up (`HOSTED_DISABLE_MEMOS=callers`, to measure).
+    public init(database: any Database, clock: any WallClock = SystemWallClock(), random: any RandomSource = SecureRandom(),
+                remembersCallers: Bool = true) {
         self.store = AccountStore(database: database)
         self.clock = clock
         self.random = random
+        self.callers = CallerCache(capacity: remembersCallers ? CallerCache.defaultCapacity : 0)
     }
 
     /// Creates an account with its first key. The returned secret is the only copy there will be.

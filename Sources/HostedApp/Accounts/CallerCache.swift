@@ -7,15 +7,18 @@ import HostedStorage
 /// Keys that authenticated in the last second, by the SHA-256 of the key (never the key), kept
 /// as four words (hashing them is cheaper than hashing 64 hex digits), on a monotonic clock.
 /// Only successes are kept: an unknown or revoked key is looked up every time. Bounded: emptied
-/// when full.
-///
-/// `@unchecked Sendable`: `entries` is only touched while holding `lock`.
-final class CallerCache: @unchecked Sendable {
+/// when full; a capacity of 0 keeps nothing.
+final class CallerCache: Sendable {
     static let lifetimeNanoseconds: UInt64 = 1_000_000_000
-    static let capacity = 10_000
+    static let defaultCapacity = 10_000
 
-    private let lock = NSLock()
-    private var entries: [Key: (caller: (account: Account, keyID: ObjectID), until: UInt64)] = [:]
+    let capacity: Int
+    /// `Guarded`, not `Mutex`: the live tests run this under ThreadSanitizer (see `Guarded`).
+    private let entries = Guarded<[Key: (caller: (account: Account, keyID: ObjectID), until: UInt64)]>([:])
+
+    init(capacity: Int = defaultCapacity) {
+        self.capacity = capacity
+    }
 
     /// A SHA-256 digest as four words.
     struct Key: Hashable {
@@ -38,28 +41,28 @@ final class CallerCache: @unchecked Sendable {
     }
 
     func caller(_ hash: Key) -> (account: Account, keyID: ObjectID)? {
+        guard capacity > 0 else { return nil }
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.lock()
-        defer { lock.unlock() }
-        guard let entry = entries[hash] else { return nil }
-        guard entry.until > now else {
-            entries[hash] = nil
-            return nil
+        return entries.withLock { entries in
+            guard let entry = entries[hash] else { return nil }
+            guard entry.until > now else {
+                entries[hash] = nil
+                return nil
+            }
+            return entry.caller
         }
-        return entry.caller
     }
 
     func remember(_ caller: (account: Account, keyID: ObjectID), for hash: Key) {
+        guard capacity > 0 else { return }
         let until = DispatchTime.now().uptimeNanoseconds + Self.lifetimeNanoseconds
-        lock.lock()
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[hash] = (caller, until)
-        lock.unlock()
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[hash] = (caller, until)
+        }
     }
 
     func removeAll() {
-        lock.lock()
-        entries.removeAll()
-        lock.unlock()
+        entries.withLock { $0.removeAll() }
     }
 }

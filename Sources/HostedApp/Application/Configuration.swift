@@ -97,8 +97,14 @@ public struct Configuration: Sendable {
     /// `HOSTED_WEBHOOK_HOSTS_FILE` (dev mode only): webhook host names resolve from this
     /// hosts(5)-style file alone, never DNS, so tests decide what a name is.
     public var webhookHostsFile: String?
+    /// `HOSTED_DISABLE_MEMOS`: comma-separated caches and memos to build off (`Memo`'s names, e.g.
+    /// `callers,rendered`), for measuring what each buys; default none. Answers do not change.
+    public var disabledMemos: Set<Memo> = []
 
     public init() {}
+
+    /// Whether `memo` is built on (`disabledMemos`).
+    func keeps(_ memo: Memo) -> Bool { !disabledMemos.contains(memo) }
 
     /// Where a server listening on `listen` is reached when no public URL is set: that address,
     /// over http, with a wildcard host (every interface) read as this machine's loopback.
@@ -273,6 +279,16 @@ public struct Configuration: Sendable {
         case "HOSTED_DIGILOCKER_CLIENT_SECRET":
             guard value.utf8.count >= 8 else { throw Invalid(description: "\(name) must be at least 8 characters") }
             digiLocker.clientSecret = value
+        case "HOSTED_DISABLE_MEMOS":
+            var memos: Set<Memo> = []
+            for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+                guard let memo = Memo(rawValue: entry) else {
+                    throw Invalid(description: "\(name): no memo \(entry); the names are "
+                                  + Memo.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                memos.insert(memo)
+            }
+            disabledMemos = memos
         case "HOSTED_PUBLIC_DIR":
             publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
         default:

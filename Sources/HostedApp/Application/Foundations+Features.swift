@@ -55,17 +55,18 @@ extension Foundations {
 
     /// Creating and reading verifications, with the memos a read keeps (forgotten on every change).
     func makeVerifications() -> VerificationReadService {
-        let rendered = ReadMemo<VerificationReadService.Rendered>()
+        let rendered = ReadMemo<VerificationReadService.Rendered>(capacity: configuration.keeps(.rendered) ? 1024 : 0)
         changes.subscribe { key in rendered.forget(key) }
         // Only SQLite keeps answers to repeats (PostgreSQL has no count of local commits to check).
-        let repeats = RepeatedCreates(capacity: database.localCommits == nil ? 0 : 1024)
+        let repeats = RepeatedCreates(capacity: database.localCommits == nil || !configuration.keeps(.repeats) ? 0 : 1024)
         changes.subscribe { _ in repeats.forgetAll() }
         let service = VerificationService(verifications: verifications, workflows: workflows, returnURLs: returnURLs, artifacts: artifacts,
                                           policy: policy, clock: clock, random: random)
         return VerificationReadService(service: service, store: verifications, longPoll: longPoll,
                                        verificationJSON: APIObjects.VerificationJSON(publicURL: configuration.publicURL), clock: clock,
                                        pollRate: configuration.pollRate, pollBurst: configuration.pollBurst,
-                                       pollLeases: PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst),
+                                       pollLeases: configuration.keeps(.leases) ? PollLeases(rate: configuration.pollRate, burst: configuration.pollBurst)
+                                           : PollLeases(size: 1),
                                        rendered: rendered, repeats: repeats)
     }
 

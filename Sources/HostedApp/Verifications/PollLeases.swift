@@ -11,9 +11,7 @@ import HostedCore
 /// processes together never allow more than the limit; polls a lease does not use within
 /// `lifetime` are simply lost (the limit errs towards refusing). At the default limit (1 per
 /// second, bursts of 10) a lease is one poll, i.e. no lease at all.
-///
-/// `@unchecked Sendable`: `leases` is only touched while holding `lock`.
-final class PollLeases: @unchecked Sendable {
+final class PollLeases: Sendable {
     /// How long taken polls stay usable.
     static let lifetime: TimeInterval = 1
     /// Leases kept at most (emptied when full; a miss costs one upsert).
@@ -28,8 +26,8 @@ final class PollLeases: @unchecked Sendable {
 
     /// Polls one statement takes: `size(rate:burst:)` of the configured limit.
     let size: Int
-    private let lock = NSLock()
-    private var leases: [String: Lease] = [:]
+    /// `Guarded`, not `Mutex`: the live tests run this under ThreadSanitizer (see `Guarded`).
+    private let leases = Guarded<[String: Lease]>([:])
 
     init(size: Int) {
         self.size = max(1, size)
@@ -62,8 +60,10 @@ final class PollLeases: @unchecked Sendable {
     /// poll renews a lease when a quarter of it is left, while the others go on using it: they
     /// do not all find it empty at once and queue on the bucket's row.
     func take(_ bucket: String, at now: Date) -> Take {
-        lock.lock()
-        defer { lock.unlock() }
+        leases.withLock { leases in Self.take(bucket, at: now, size: size, from: &leases) }
+    }
+
+    private static func take(_ bucket: String, at now: Date, size: Int, from leases: inout [String: Lease]) -> Take {
         guard var lease = leases[bucket], lease.until > now, lease.remaining > 0 else {
             leases[bucket] = nil
             return .none
@@ -81,8 +81,10 @@ final class PollLeases: @unchecked Sendable {
     /// Keeps `count` polls taken from `bucket` at `now` (beyond the poll being answered), plus
     /// what is left of the lease they replace.
     func grant(_ bucket: String, count: Int, at now: Date) {
-        lock.lock()
-        defer { lock.unlock() }
+        leases.withLock { leases in Self.grant(bucket, count: count, at: now, to: &leases) }
+    }
+
+    private static func grant(_ bucket: String, count: Int, at now: Date, to leases: inout [String: Lease]) {
         let leftover = leases[bucket].map { $0.until > now ? $0.remaining : 0 } ?? 0
         let total = count + leftover
         guard total > 0 else {
@@ -96,8 +98,10 @@ final class PollLeases: @unchecked Sendable {
     /// A renewal the bucket refused: the current lease may be renewed again later. Takes one of
     /// its leftover polls for the poll that asked, if any is left (false: none).
     func renewalRefused(_ bucket: String, at now: Date) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        leases.withLock { leases in Self.renewalRefused(bucket, at: now, in: &leases) }
+    }
+
+    private static func renewalRefused(_ bucket: String, at now: Date, in leases: inout [String: Lease]) -> Bool {
         guard var lease = leases[bucket], lease.until > now, lease.remaining > 0 else {
             leases[bucket] = nil
             return false

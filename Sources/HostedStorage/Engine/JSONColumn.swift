@@ -10,17 +10,13 @@ enum JSONColumn {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    /// Decodes a column read on every poll (a verification's steps, metadata and approvals):
-    /// empty collections without a decoder, anything else through `memo`, a bounded map from the
-    /// exact text to its value (decoding is a pure function of the text, so a hit is always right;
-    /// verifications at the same point of the same workflow share their steps' text).
-    static func decode<T: Decodable & Sendable>(_ type: T.Type, from text: String, column: String,
-                                                 memo: DecodedColumns<T>) throws -> T {
-        if let empty = memo.empty, text.utf8.count == 2, text == "[]" || text == "{}" { return empty }
-        if let known = memo.value(for: text) { return known }
-        let value = try decode(type, from: text, column: column)
-        memo.remember(value, for: text)
-        return value
+    /// Decodes a column of a verification (its steps, metadata and approvals): `[]` and `{}`
+    /// to `empty` without a decoder, anything else through `JSONDecoder`. (A memo of decoded
+    /// texts was measured beside the decoded-row memo and bought nothing: docs/performance.md,
+    /// "Caches and memos".)
+    static func decode<T: Decodable>(_ type: T.Type, from text: String, column: String, empty: T) throws -> T {
+        if text.utf8.count == 2, text == "[]" || text == "{}" { return empty }
+        return try decode(type, from: text, column: column)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from text: String, column: String) throws -> T {

@@ -24,14 +24,18 @@ final class VerificationDecoding: @unchecked Sendable {
     let memo: ReadMemo<Decoded>
     /// Which verification a repeated create's read found open for an account, user and workflow,
     /// and when (`VerificationStore.recentlyOpen`).
-    let open = ReadMemo<OpenRead>()
+    let open: ReadMemo<OpenRead>
+    /// Which memos are on (`VerificationStore.Memos`).
+    let memos: VerificationStore.Memos
     private let lock = NSLock()
     /// Result layouts seen, and where `VerificationStore.columns` start in each (nil: they are not
     /// there in that order). Held strongly, so an identity is never that of a freed layout.
     private var layouts: [(layout: ResultColumns, start: Int?)] = []
 
-    init() {
+    init(_ memos: VerificationStore.Memos) {
+        self.memos = memos
         memo = ReadMemo()
+        open = ReadMemo(capacity: memos.openReads ? 1024 : 0)
     }
 
     /// Where the verification's columns start in `layout`, checked once per layout by name.

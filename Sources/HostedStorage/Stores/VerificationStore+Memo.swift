@@ -4,6 +4,20 @@ import HostedCore
 /// Reads that decode a row once per change (`VerificationDecoding`), and the recent reads a poll
 /// or a repeated create may take again without asking the database (SQLite only).
 extension VerificationStore {
+    /// Which read memos a store builds on: all of them, unless turned off to measure what each
+    /// buys (`HOSTED_DISABLE_MEMOS`, docs/performance.md). Off, answers are the same.
+    public struct Memos: Sendable {
+        /// A row read again with the same cells is not decoded again.
+        public var decodedRows = true
+        /// SQLite: a poll or a repeated create's read answered from the last read while this
+        /// process committed nothing (off: `localRead()` is nil, as on PostgreSQL).
+        public var localReads = true
+        /// SQLite: which verification a repeated create's read found open.
+        public var openReads = true
+
+        public init() {}
+    }
+
     /// The names in `columns`, in order.
     static let columnNames: [String] = columns.split(separator: ",").map { name in name.trimmingCharacters(in: .whitespacesAndNewlines) }
 
@@ -20,16 +34,17 @@ extension VerificationStore {
         let count = Self.columnNames.count
         guard let start = decoding.start(of: row.layout), row.values.count >= start + count,
               case .text(let id) = row.values[start]
-        else { return try Self.verification(from: row) }
+        else { return try verification(from: row) }
         let cells = row.values[start..<start + count]
-        if var known = decoding.memo.value(for: id, where: { $0.cells.elementsEqual(cells) }) {
+        // With `decodedRows` off the row is decoded every time, and still kept for `localReads`.
+        if decoding.memos.decodedRows, var known = decoding.memo.value(for: id, where: { $0.cells.elementsEqual(cells) }) {
             if let asOf {
                 known.asOf = asOf
                 decoding.memo.remember(known, for: id, ticket: ticket)
             }
             return known.verification
         }
-        let verification = try Self.verification(from: row)
+        let verification = try self.verification(from: row)
         decoding.memo.remember(VerificationDecoding.Decoded(cells: Array(cells), verification: verification, asOf: asOf),
                                for: id, ticket: ticket)
         return verification
@@ -43,7 +58,8 @@ extension VerificationStore {
     /// Where this process stands now, for a read that may be kept and taken again: the count of
     /// its commits and the time (nil on PostgreSQL, where every read asks the database).
     public func localRead() -> LocalRead? {
-        database.localCommits.map { LocalRead(commits: $0, time: clock.now()) }
+        guard decoding.memos.localReads else { return nil }
+        return database.localCommits.map { LocalRead(commits: $0, time: clock.now()) }
     }
 
     /// The verification `id` of `accountID` as a poll read it, if no change this process made can

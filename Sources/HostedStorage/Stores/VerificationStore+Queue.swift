@@ -30,7 +30,7 @@ extension VerificationStore {
             ORDER BY COALESCE(submitted_at, created_at), id
             LIMIT \(Int64(limit + 1))
             """)
-        let page = try rows.prefix(limit).map(Self.verification(from:)).map(expireIfDue)
+        let page = try rows.prefix(limit).map(verification(from:)).map(expireIfDue)
         return (page, rows.count > limit)
     }
 

@@ -14,13 +14,14 @@ public struct VerificationStore: Sendable {
     /// dropped when the change feed says one changed.
     let decoding: VerificationDecoding
 
+    /// `memos`: which of the read memos are built on (all unless `HOSTED_DISABLE_MEMOS` says).
     public init(database: any Database, changes: any ChangeFeed, events: EventStore? = nil,
-                clock: any WallClock = SystemWallClock()) {
+                clock: any WallClock = SystemWallClock(), memos: Memos = Memos()) {
         self.database = database
         self.changes = changes
         self.events = events ?? EventStore(database: database)
         self.clock = clock
-        let decoding = VerificationDecoding()
+        let decoding = VerificationDecoding(memos)
         changes.subscribe { [memo = decoding.memo] key in memo.forget(key) }
         self.decoding = decoding
     }
@@ -138,7 +139,7 @@ public struct VerificationStore: Sendable {
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
         try database.query("SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue)")
-            .first.map(Self.verification(from:)).map(expireIfDue)
+            .first.map(verification(from:)).map(expireIfDue)
     }
 
     public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
@@ -237,7 +238,7 @@ public struct VerificationStore: Sendable {
             ORDER BY created_at DESC, id DESC
             LIMIT \(Int64(limit + 1))
             """)
-        let page = try rows.prefix(limit).map(Self.verification(from:)).map(expireIfDue)
+        let page = try rows.prefix(limit).map(verification(from:)).map(expireIfDue)
         return (page, rows.count > limit)
     }
 
@@ -262,7 +263,7 @@ public struct VerificationStore: Sendable {
                 WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
                 """).first
             else { throw DomainError.notFound(what: "verification") }
-            var verification = try Self.verification(from: row)
+            var verification = try self.verification(from: row)
             let before = verification
             // The chain's head comes with the locked row, so the next sequence is the one after it
             // however many processes wait for the row.
@@ -329,7 +330,7 @@ public struct VerificationStore: Sendable {
          .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(v.resubmissionMessage)]
     }
 
-    static func verification(from row: Row) throws -> Verification {
+    func verification(from row: Row) throws -> Verification {
         guard let id = ObjectID(.verification, parsing: try row.string("id")),
               let accountID = ObjectID(.account, parsing: try row.string("account_id"))
         else { throw DatabaseError.decoding(column: "id") }
@@ -341,8 +342,8 @@ public struct VerificationStore: Sendable {
             workflowVersion: Int(try row.int("workflow_version")), status: status, mobile: try row.string("mobile"),
             returnURL: try row.optionalString("return_url"),
             metadata: try JSONColumn.decode([String: String].self, from: try row.string("metadata"), column: "metadata",
-                                            memo: decodedMetadata),
-            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps", memo: decodedSteps),
+                                            empty: [:]),
+            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps", empty: []),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
             decisionReason: try row.optionalString("decision_reason"),
@@ -352,15 +353,8 @@ public struct VerificationStore: Sendable {
             redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"),
             approvalsRequired: Int(try row.int("approvals_required")),
             approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals",
-                                             memo: decodedApprovals),
+                                             empty: []),
             resubmissions: Int(try row.int("resubmissions")), resubmissionReason: try row.optionalString("resubmission_reason"),
             resubmissionMessage: try row.optionalString("resubmission_message"))
     }
-
-    /// Decoded JSON columns by their text (see `JSONColumn.decode(_:from:column:memo:)`). Steps
-    /// hold step ids, types, times and artifact ids; metadata is the customer's and may be
-    /// redacted, so only its empty value is shortcut.
-    static let decodedMetadata = DecodedColumns<[String: String]>(capacity: 0, empty: [:])
-    static let decodedSteps = DecodedColumns<[StepState]>(empty: [])
-    static let decodedApprovals = DecodedColumns<[String]>(empty: [])
 }

@@ -4,9 +4,13 @@ import HostedCore
 /// Workflows, versioned per account and key.
 public struct WorkflowStore: Sendable {
     private let database: any Database
+    /// Decoded steps by their text: the process's shared memo, or none (`keepsDecodedSteps: false`,
+    /// for measuring what it buys).
+    private let decodedSteps: StepsCache
 
-    public init(database: any Database) {
+    public init(database: any Database, keepsDecodedSteps: Bool = true) {
         self.database = database
+        self.decodedSteps = keepsDecodedSteps ? .shared : StepsCache(capacity: 0)
     }
 
     /// Stores a new version of `key` (1 for a new key) and returns it.
@@ -43,7 +47,7 @@ public struct WorkflowStore: Sendable {
             rows = try database.query(
                 "SELECT * FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key) ORDER BY version DESC LIMIT 1")
         }
-        return try rows.first.map { try Self.workflow(from: $0, accountID: accountID) }
+        return try rows.first.map { try workflow(from: $0, accountID: accountID) }
     }
 
     /// The latest version of every workflow of the account, by key.
@@ -54,13 +58,13 @@ public struct WorkflowStore: Sendable {
               AND w.version = (SELECT MAX(version) FROM workflows v WHERE v.account_id = w.account_id AND v.key = w.key)
             ORDER BY w.key
             """)
-        return try rows.map { try Self.workflow(from: $0, accountID: accountID) }
+        return try rows.map { try workflow(from: $0, accountID: accountID) }
     }
 
-    static func workflow(from row: Row, accountID: ObjectID) throws -> Workflow {
+    func workflow(from row: Row, accountID: ObjectID) throws -> Workflow {
         Workflow(accountID: accountID, key: try row.string("key"), name: try row.string("name"),
                  version: Int(try row.int("version")),
-                 steps: try StepsCache.shared.steps(try row.string("steps")),
+                 steps: try decodedSteps.steps(try row.string("steps")),
                  createdAt: try row.date("created_at"),
                  lifecycle: WorkflowLifecycle(expiresAfterSeconds: try row.optionalInt("expires_after_seconds") ?? WorkflowLifecycle.defaultExpiresAfterSeconds,
                                               redactAfterSeconds: try row.optionalInt("redact_after_seconds")),
