@@ -154,6 +154,25 @@ import Testing
         #expect(!Self.reasons(f.upload("shop", try Self.fixture("cat.jpg")).quality).contains("no_face"))
     }
 
+    /// Every photo is kept, so a step's retakes are bounded: the 21st upload is refused and
+    /// stores nothing.
+    @Test(arguments: Store.allCases)
+    func upload_409_pastTheStepsAttempts(_ store: Store) throws {
+        guard store.isAvailable else { return }
+        let f = try Fixture(store)
+        defer { f.app.close() }
+        for attempt in 1...20 {
+            let added = f.upload("selfie", JourneyStepTests.photo)
+            #expect(added.status == 201 && added.quality["attempt"] as? Int == attempt)
+            #expect(f.retake("selfie", added.artifact) == 204)
+        }
+        let refused = f.journey("POST", "/api/steps/selfie/images", body: JourneyStepTests.photo, contentType: "image/jpeg")
+        #expect(refused.status == 409)
+        #expect(f.code(refused) == "too_many_images")
+        #expect(f.captures("selfie").count == 20)
+        #expect(Int(try f.app.application.database.query("SELECT count(*) AS n FROM artifacts")[0].int("n")) == 20)
+    }
+
     @Test(arguments: Store.allCases)
     func workflow_422_forAQualityModeOnAStepWithoutPhotosOrAnUnknownMode(_ store: Store) throws {
         guard store.isAvailable else { return }

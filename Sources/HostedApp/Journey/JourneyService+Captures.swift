@@ -32,6 +32,10 @@ extension JourneyService {
             guard step.artifacts.count < bounds.upperBound else {
                 throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: .tooManyImages)
             }
+            guard step.attempts < CaptureRules.maximumAttempts else {
+                throw DomainError.conflict(detail: "This step has had \(CaptureRules.maximumAttempts) photos, the most it takes.",
+                                           code: .tooManyImages)
+            }
             let now = clock.now()
             try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
                                  content: image.bytes, at: now, on: connection)

@@ -33,6 +33,10 @@ public enum CaptureRules {
     /// a camera check must have an alternative).
     public static let keepAnywayFromAttempt = 3
 
+    /// Most photos one step takes in all, retakes included: every photo is kept (superseded ones
+    /// for the reviewer) and its capture lives in the verification's row, so both stay bounded.
+    public static let maximumAttempts = 20
+
     /// The hashes a new photo of `step` is compared with: the verification's other photos that
     /// still count (premises photos are compared with each other and with the selfie).
     public static func comparedHashes(for step: StepType, in steps: [StepState]) -> [UInt64] {

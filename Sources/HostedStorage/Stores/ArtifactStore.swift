@@ -18,10 +18,6 @@ public struct ArtifactStore: Sendable {
             """)
     }
 
-    public func delete(id: String, verificationID: ObjectID, on connection: DatabaseConnection) throws {
-        try connection.query("DELETE FROM artifacts WHERE id = \(id) AND verification_id = \(verificationID.rawValue)")
-    }
-
     /// An artifact's bytes and type, if it belongs to this verification; `gone` once redacted.
     public func content(id: ObjectID, verificationID: ObjectID) throws -> (contentType: String, content: [UInt8])? {
         guard let row = try database.query("""
