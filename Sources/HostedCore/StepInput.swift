@@ -6,9 +6,10 @@ public struct StepInput: Sendable, Decodable {
     public let max: Int?
     public let documents: [String]?
     public let quality: String?
+    public let location: String?
 
     /// The keys a step object may have: any other is refused, as at the top level of a body.
-    public static let fields: Set<String> = ["type", "id", "min", "max", "documents", "quality"]
+    public static let fields: Set<String> = ["type", "id", "min", "max", "documents", "quality", "location"]
 
     /// Field errors of one step.
     struct Errors: Error {
@@ -62,7 +63,16 @@ public struct StepInput: Sendable, Decodable {
                 errors.append(FieldError(field: "\(field).quality", message: "must be guide or require"))
             }
         }
+        var location: CaptureLocationMode?
+        if let raw = self.location {
+            location = CaptureLocationMode(rawValue: raw)
+            if type != .premisesPhotos {
+                errors.append(FieldError(field: "\(field).location", message: "only premises_photos takes location"))
+            } else if location == nil {
+                errors.append(FieldError(field: "\(field).location", message: "must be ask"))
+            }
+        }
         guard errors.isEmpty else { throw Errors(errors: errors) }
-        return WorkflowStep(id: id, type: type, min: min, max: max, documents: documents, quality: quality)
+        return WorkflowStep(id: id, type: type, min: min, max: max, documents: documents, quality: quality, location: location)
     }
 }

@@ -23,7 +23,8 @@ extension JourneyService {
 
     /// Adds one decoded image to an image step with the checks' verdict on it; returns the
     /// artifact id, the step's image count and the verdict (nil when the photo could not be measured).
-    func addImage(_ image: NormalizedImage, measures: PhotoMeasures?, to verification: Verification, stepID: String,
+    func addImage(_ image: NormalizedImage, measures: PhotoMeasures?, location: CaptureLocation? = nil, to verification: Verification,
+                  stepID: String,
                   bounds: ClosedRange<Int>) throws -> (ObjectID, count: Int, quality: CaptureQuality?) {
         let id = ObjectID(.artifact, using: random)
         var count = 0
@@ -43,7 +44,7 @@ extension JourneyService {
             let compared = CaptureRules.comparedHashes(for: step.type, in: current.steps.filter { $0.id != stepID } + [step])
             quality = measures.map { CaptureQuality($0, step: step.type, attempt: step.attempts, earlierHashes: compared) }
             step.captures.append(Capture(id: id.rawValue, contentType: image.contentType, capturedAt: now, quality: quality,
-                                         hash: measures?.hash))
+                                         hash: measures?.hash, width: image.width, height: image.height, location: location))
             step.artifacts.append(id.rawValue)
             count = step.artifacts.count
         }

@@ -72,10 +72,10 @@ struct JourneyService: Sendable {
 
     /// An image step's type and how many images it takes; not found when it is no image step of
     /// this verification.
-    func imageStep(_ stepID: String, in verification: Verification) throws -> (StepType, bounds: ClosedRange<Int>) {
+    func imageStep(_ stepID: String, in verification: Verification) throws -> (WorkflowStep, bounds: ClosedRange<Int>) {
         let step = try definition(of: stepID, in: verification)
         guard let bounds = Self.imageBounds(step) else { throw DomainError.notFound(what: "step") }
-        return (step.type, bounds)
+        return (step, bounds)
     }
 
     /// Submits a verification whose every step is complete.

@@ -27,15 +27,16 @@ struct JourneyStepRoutes {
         routes.addDeferrable("POST", "/j/{id}/api/steps/{step}/images", bodyLimit: ImageInspector.maximumBytes) { request, context in
             let (_, verification) = try context.journey()
             let stepID = context.parameters["step"] ?? ""
-            let (type, bounds) = try service.imageStep(stepID, in: verification)
+            let (step, bounds) = try service.imageStep(stepID, in: verification)
+            let location = try Self.location(in: request, for: step)
             let log = context.log
             return Reply.eventually { settle in
-                let queued = service.decode(request.body, for: type) { decoded in
+                let queued = service.decode(request.body, for: step.type) { decoded in
                     settle(.onWorker {
                         do {
                             let (image, measures) = try decoded.get()
-                            let (id, count, quality) = try service.addImage(image, measures: measures, to: verification, stepID: stepID,
-                                                                            bounds: bounds)
+                            let (id, count, quality) = try service.addImage(image, measures: measures, location: location, to: verification,
+                                                                            stepID: stepID, bounds: bounds)
                             return .ready(Self.imageAdded(id, count: count, quality: quality))
                         } catch {
                             return .ready(ErrorBoundary.problem(for: error, log: log).response)
@@ -65,6 +66,32 @@ struct JourneyStepRoutes {
             let redirect = session.continued ? nil : try service.redirect(after: submitted, visitReturnURL: session.returnURL)
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
         }
+    }
+
+    /// Where a premises photo was taken, from the upload's query (`latitude`, `longitude`,
+    /// `accuracy_m`, all three or none), only for a step that asks (`"location": "ask"`).
+    static func location(in request: Request, for step: WorkflowStep) throws -> CaptureLocation? {
+        let names = ["latitude", "longitude", "accuracy_m"]
+        var errors = request.query.filter { !names.contains($0.name) }
+            .map { FieldError(field: $0.name, message: "is not a known parameter") }
+        let given = names.map { request.queryValue($0) }
+        if given.allSatisfy({ $0 == nil }) {
+            try ListParameters.refuse(errors)
+            return nil
+        }
+        var location: CaptureLocation?
+        if step.location != .ask {
+            errors.append(FieldError(field: "latitude", message: "this step does not ask for the location"))
+        } else {
+            let numbers = given.compactMap { $0.flatMap(Double.init) }
+            if numbers.count == 3 { location = CaptureLocation(latitude: numbers[0], longitude: numbers[1], accuracyM: numbers[2]) }
+        }
+        if step.location == .ask && location == nil {
+            errors.append(FieldError(field: "latitude",
+                                     message: "latitude (-90 to 90), longitude (-180 to 180) and accuracy_m (0 to 100000) go together"))
+        }
+        guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The photo's location is not valid.", errors: errors) }
+        return location
     }
 
     /// Every decode thread busy and the waiting line full: come back in a moment.

@@ -117,9 +117,18 @@ enum APIObjects {
     static func write(_ capture: Capture, to o: inout JSONText.Object) {
         o.timestamp("captured_at", capture.capturedAt)
         o.string("content_type", capture.contentType)
+        if let height = capture.height { o.int("height", height) }
         o.string("id", capture.id)
+        if let location = capture.location {
+            o.object("location") { l in
+                l.number("accuracy_m", location.accuracyM)
+                l.number("latitude", location.latitude)
+                l.number("longitude", location.longitude)
+            }
+        }
         if let quality = capture.quality { o.object("quality") { write(quality, to: &$0) } } else { o.raw("quality", "null") }
         o.bool("superseded", capture.superseded)
+        if let width = capture.width { o.int("width", width) }
     }
 
     /// The capture checks' verdict, as the upload answers it and the API shows it (members sorted).

@@ -15,15 +15,23 @@ public struct Capture: Sendable, Equatable, Codable {
     /// The photo's difference hash, to find near copies among the verification's photos (not
     /// shown: it says nothing about a person, only how the picture's brightness is laid out).
     public let hash: UInt64?
+    /// The stored photo's size in pixels (the face box is in these pixels); nil before it was kept.
+    public let width: Int?
+    public let height: Int?
+    /// Where it was taken, when the step asked and the user agreed.
+    public internal(set) var location: CaptureLocation?
 
     public init(id: String, contentType: String, capturedAt: Date, quality: CaptureQuality?, superseded: Bool = false,
-                hash: UInt64? = nil) {
+                hash: UInt64? = nil, width: Int? = nil, height: Int? = nil, location: CaptureLocation? = nil) {
         self.id = id
         self.contentType = contentType
         self.capturedAt = capturedAt
         self.quality = quality
         self.superseded = superseded
         self.hash = hash
+        self.width = width
+        self.height = height
+        self.location = location
     }
 }
 

@@ -140,6 +140,10 @@ extension Verification {
             metadata = [:]
             decisionReason = nil
             resubmissionMessage = nil
+            // Where the premises photos were taken says where the person lives or works.
+            for step in steps.indices {
+                for capture in steps[step].captures.indices { steps[step].captures[capture].location = nil }
+            }
             redactedAt = time
             redactAt = nil
             record(.redacted, actor)
