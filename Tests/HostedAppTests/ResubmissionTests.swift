@@ -66,7 +66,13 @@ import Testing
         #expect(f.journey("POST", "/api/submit").status == 409)
         #expect(f.upload("selfie", JourneyStepTests.photo).status == 201)
         #expect(f.journey("POST", "/api/steps/selfie/complete").status == 200)
+        // The journey still names the reopened step once it is redone (its screen lists them).
+        let state = f.json(f.journey("GET", "/api/state"))
+        #expect((state["resubmission"] as? [String: Any])?["steps"] as? [String] == ["selfie"])
+        #expect((state["resubmission"] as? [String: Any])?["reason"] as? String == "face_not_visible")
+        #expect((state["resubmission"] as? [String: Any])?["message"] as? String == "Please take the selfie again in daylight.")
         #expect(f.journey("POST", "/api/submit").status == 200)
+        #expect(f.json(f.journey("GET", "/api/state"))["resubmission"] == nil)
         #expect(f.verification()["status"] as? String == "submitted")
         #expect(f.post("/v1/verifications/\(f.id)/decision", #"{"decision":"approved"}"#).status == 200)
 

@@ -27,7 +27,8 @@ extension TestApplication {
         let cookie = (session.map { [("hosted_session", $0)] } ?? []) + cookies.map { ($0.key, $0.value) }
         if !cookie.isEmpty { sent.append(("Cookie", cookie.map { "\($0.0)=\($0.1)" }.joined(separator: "; "))) }
         sent.append(("Content-Type", contentType))
-        let request = Request(method: method, path: "/j/\(id)\(path)", headers: HTTPHeaders(sent), body: body)
+        let (pathOnly, query) = Self.target("/j/\(id)\(path)")
+        let request = Request(method: method, path: pathOnly, query: query, headers: HTTPHeaders(sent), body: body)
         do {
             return Self.response(of: try application.responder.respond(to: request, context: RequestContext(requestID: "test")))
         } catch {

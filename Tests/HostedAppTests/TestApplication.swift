@@ -46,7 +46,8 @@ struct TestApplication {
         }
     }
 
-    func reply(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> Reply {
+    /// A request target split as the server splits it: the path, and the query's decoded pairs.
+    static func target(_ path: String) -> (path: String, query: [(name: String, value: String)]) {
         let pathOnly = String(path.split(separator: "?", maxSplits: 1)[0])
         let query: [(name: String, value: String)] = path.contains("?")
             ? path.split(separator: "?", maxSplits: 1)[1].split(separator: "&").map { pair in
@@ -54,6 +55,11 @@ struct TestApplication {
                 return (name: parts[0], value: parts.count > 1 ? parts[1] : "")
             }
             : []
+        return (pathOnly, query)
+    }
+
+    func reply(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> Reply {
+        let (pathOnly, query) = Self.target(path)
         let request = Request(method: method, path: pathOnly, query: query, headers: HTTPHeaders(headers), body: Array(body.utf8))
         do {
             let reply = try application.responder.respond(to: request, context: RequestContext(requestID: "test"))

@@ -10,7 +10,8 @@ struct JourneyState: Encodable {
     let return_url: String?
     /// This device continued a journey begun on another one: after submit it sends the user back there.
     let continued: Bool
-    /// While a reviewer's request to redo steps is open: why, their words, and which steps.
+    /// While a reviewer's request to redo steps is open: why, their words, and which steps (all
+    /// the reopened ones, those redone since included).
     let resubmission: Resubmission?
 
     struct Resubmission: Encodable {
@@ -68,7 +69,7 @@ struct JourneyState: Encodable {
         }
         resubmission = v.status == .resubmissionRequested
             ? Resubmission(reason: v.resubmissionReason, message: v.resubmissionMessage,
-                           steps: v.steps.filter { $0.completedAt == nil }.map(\.id))
+                           steps: v.reopenedStepIDs)
             : nil
         return_url = continued ? nil : returnURL
         self.continued = continued

@@ -122,8 +122,8 @@ enum APIObjects {
         if let location = capture.location {
             o.object("location") { l in
                 l.number("accuracy_m", location.accuracyM)
-                l.number("latitude", location.latitude)
-                l.number("longitude", location.longitude)
+                l.number("latitude", location.latitude, decimals: 6)
+                l.number("longitude", location.longitude, decimals: 6)
             }
         }
         if let quality = capture.quality { o.object("quality") { write(quality, to: &$0) } } else { o.raw("quality", "null") }

@@ -199,11 +199,13 @@ public enum JSONText {
             JSONText.appendInt(value, to: &bytes)
         }
 
-        /// A number rounded to 4 decimals (`null` if it is not finite: JSON has no NaN).
-        public mutating func number(_ name: StaticString, _ value: Double) {
+        /// A number rounded to `decimals` (at most 6; `null` if it is not finite: JSON has no NaN).
+        /// Four suit scores; a coordinate needs six (four would be 11 m off).
+        public mutating func number(_ name: StaticString, _ value: Double, decimals: Int = 4) {
             key(name)
             guard value.isFinite else { return bytes.append(contentsOf: "null".utf8) }
-            let rounded = (value * 10_000).rounded() / 10_000
+            let scale = [1.0, 10, 100, 1_000, 10_000, 100_000, 1_000_000][min(max(decimals, 0), 6)]
+            let rounded = (value * scale).rounded() / scale
             bytes.append(contentsOf: (rounded == rounded.rounded() && abs(rounded) < 1e15
                                       ? String(Int64(rounded)) : String(rounded)).utf8)
         }
