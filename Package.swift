@@ -82,6 +82,8 @@ let package = Package(
         .executableTarget(name: "fuzz-router", dependencies: ["HostedHTTP", "FuzzSupport"], path: "Sources/Fuzz/fuzz-router"),
         .executableTarget(name: "fuzz-identifiers", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-identifiers"),
         // --- end of fuzz targets ----------------------------------------------------------
+        // What the capture checks add to an upload's CPU (issue 39): bench/upload-checks.sh.
+        .executableTarget(name: "bench-imaging", dependencies: ["HostedImaging", "HostedCore"], path: "Sources/Bench/bench-imaging"),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17
