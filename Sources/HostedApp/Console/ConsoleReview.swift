@@ -87,6 +87,9 @@ struct ConsoleReview: Sendable {
         let notes: [NoteView]
         let can_decide: Bool
         let reasons: [String]
+        /// "Ask for a retake": only while submitted, for an operator whose role decides.
+        let can_resubmit: Bool
+        let resubmission_reasons: [String]
     }
 
     struct VerificationView: Encodable {
@@ -106,6 +109,13 @@ struct ConsoleReview: Sendable {
         let redacted_at: String?
         let approvals_required: Int
         let approvals: [ActorView]
+        /// Times a reviewer sent it back for steps again, and the workflow's cap.
+        let resubmissions: Int
+        let max_resubmissions: Int?
+        let resubmission_reason: String?
+        /// What the user was told (erased by redaction); the steps still to redo.
+        let resubmission_message: String?
+        let reopened_steps: [String]
     }
 
     struct ActorView: Encodable {
@@ -122,13 +132,6 @@ struct ConsoleReview: Sendable {
         var profile: [String: String]?
         var images: [ImageView]?
         var documents: [[String: String]]?
-    }
-
-    struct ImageView: Encodable {
-        let artifact_id: String
-        let captured_at: String?
-        let display_url: String
-        let full_url: String
     }
 
     struct EventView: Encodable {
@@ -154,7 +157,6 @@ struct ConsoleReview: Sendable {
             ActorView(type: kind, id: id, email: kind == EventActor.Kind.operator.rawValue ? id.flatMap { emails[$0] } : nil)
         }
         let summaries = Dictionary(uniqueKeysWithValues: try artifacts.list(verificationID: verification.id).map { ($0.id, $0) })
-        let base = "/console/api/verifications/\(verification.id.rawValue)/artifacts/"
         let steps = try verification.steps.map { state -> StepView in
             var view = StepView(id: state.id, type: state.type.rawValue, status: state.statusName,
                                 completed_at: APIObjects.timestamp(state.completedAt))
@@ -165,10 +167,7 @@ struct ConsoleReview: Sendable {
             case .digilocker:
                 view.documents = try live.compactMap { try strings(of: $0, in: verification) }
             case .selfie, .premisesPhotos, .document:
-                view.images = live.map { id in
-                    ImageView(artifact_id: id, captured_at: APIObjects.timestamp(summaries[id]?.createdAt),
-                              display_url: base + id + "?size=display", full_url: base + id + "?size=full")
-                }
+                view.images = images(of: state, in: verification, summaries: summaries)
             }
             return view
         }
@@ -192,10 +191,17 @@ struct ConsoleReview: Sendable {
             decided_at: APIObjects.timestamp(verification.decidedAt), decision: verification.decision,
             decision_reason: verification.decisionReason, expires_at: APIObjects.timestamp(verification.expiresAt),
             redacted_at: APIObjects.timestamp(verification.redactedAt), approvals_required: verification.approvalsRequired,
-            approvals: approvals)
+            approvals: approvals, resubmissions: verification.resubmissions,
+            max_resubmissions: try workflows.workflow(accountID: op.accountID, key: verification.workflowKey,
+                                                      version: verification.workflowVersion)?.review.maxResubmissions,
+            resubmission_reason: verification.resubmissionReason, resubmission_message: verification.resubmissionMessage,
+            reopened_steps: verification.reopenedStepIDs)
+        let decides = op.role.decides
         return Detail(verification: view, steps: steps, events: timeline, notes: notes,
-                      can_decide: verification.status == .submitted && !verification.approvals.contains(op.actor.reference),
-                      reasons: RejectionReason.allCases.map(\.rawValue))
+                      can_decide: decides && verification.status == .submitted && !verification.approvals.contains(op.actor.reference),
+                      reasons: RejectionReason.allCases.map(\.rawValue),
+                      can_resubmit: decides && verification.status == .submitted,
+                      resubmission_reasons: ResubmissionReason.allCases.map(\.rawValue))
     }
 
     /// A JSON artifact's string members (the profile form, a DigiLocker document: already masked).

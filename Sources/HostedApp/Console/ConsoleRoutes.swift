@@ -39,6 +39,7 @@ struct ConsoleRoutes {
             registerSignIn(in: &routes, cookie: cookie)
             routes.group(ConsoleSessionAuthentication(console: console)) { routes in
                 registerReview(in: &routes)
+                registerResubmission(in: &routes)
                 routes.add("POST", "/console/api/signout") { request, context in
                     try console.signOut(token: request.cookie(ConsoleSessionAuthentication.cookieName), op: try context.signedInOperator())
                     return Response(status: 204, headers: HTTPHeaders([("Set-Cookie", cookie.session("", maxAge: 0))]))
@@ -138,6 +139,7 @@ struct ConsoleRoutes {
         }
         routes.add("POST", "/console/api/verifications/{id}/decision", bodyLimit: 8192) { request, context in
             let op = try context.signedInOperator()
+            try OperatorRole.requireDecides(op)
             var body = try JSONObject(body: request.body)
             let decision = body.string("decision", required: true)
             let reason = body.string("reason")
