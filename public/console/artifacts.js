@@ -1,5 +1,5 @@
-// A step's images: thumbnails of the server's re-encoded display copies, each opening the
-// full-size copy in the page's one <dialog> (closed by its button, Escape or a click beside it).
+// A photo's thumbnail: the server's re-encoded display copy, opening the full-size copy in the
+// page's one <dialog> (closed by its button, Escape or a click beside it).
 import { h } from "./dom.js";
 import { formatTime } from "./format.js";
 import { strings } from "./strings.js";
@@ -57,19 +57,28 @@ export function setUpFullImage() {
   }
 }
 
-/** The thumbnails of `images` ({artifact_id, captured_at, display_url, full_url}) of a step
- *  called `name`. The display copies load at once (no lazy loading): a reviewer looks at them. */
-export function thumbnails(images, name) {
-  const items = images.map((image, index) => {
-    const text = strings.detail.photoAlt(name, index + 1, images.length);
-    const picture = h("img", {
-      src: String(image.display_url || ""), alt: text, decoding: "async", className: "thumb-image",
-      dataset: { testid: "artifact-image", artifactId: String(image.artifact_id || "") },
-    });
-    const button = h("button", { type: "button", className: "thumb", "aria-label": strings.detail.openFull(text) }, picture);
-    button.addEventListener("click", () => openFull(String(image.full_url || image.display_url || ""), text, button));
-    const caption = image.captured_at ? strings.detail.capturedAt(formatTime(image.captured_at)) : null;
-    return h("li", {}, h("figure", {}, button, caption ? h("figcaption", { className: "muted" }, caption) : null));
+/** A button showing `image`'s display copy ({artifact_id, display_url, full_url, width?, height?})
+ *  described `text`, with `overlay` (the face box) drawn over it; it opens the full-size copy.
+ *  The display copy loads at once (no lazy loading): a reviewer looks at it. */
+export function thumbButton(image, text, overlay = null) {
+  const width = Number(image.width) > 0 ? Number(image.width) : null;
+  const height = Number(image.height) > 0 ? Number(image.height) : null;
+  const picture = h("img", {
+    src: String(image.display_url || ""), alt: text, decoding: "async", className: "thumb-image",
+    dataset: { testid: "artifact-image", artifactId: String(image.artifact_id || "") },
   });
-  return h("ul", { className: "thumbs" }, items);
+  // The stored size gives the image its shape before it loads (the display copy keeps it).
+  if (width && height) {
+    picture.width = width;
+    picture.height = height;
+  }
+  const frame = h("span", { className: "frame" }, picture, overlay);
+  const button = h("button", { type: "button", className: "thumb", "aria-label": strings.detail.openFull(text) }, frame);
+  button.addEventListener("click", () => openFull(String(image.full_url || image.display_url || ""), text, button));
+  return button;
+}
+
+/** When `image` was taken, as a caption line (null without a time). */
+export function takenLine(image) {
+  return image.captured_at ? h("p", { className: "taken muted" }, strings.detail.capturedAt(formatTime(image.captured_at))) : null;
 }

@@ -1,10 +1,12 @@
-// The decision panel: approve, or reject with a reason code, with an optional internal note.
-// Shown only when the server says this operator can decide (`can_decide`); otherwise it says why not.
+// The decision panel: approve, or reject with a reason code, with an optional internal note, and
+// "Ask for a retake" (resubmit.js). Each is shown only when the server says this operator can
+// (`can_decide`, `can_resubmit`); otherwise the panel says why not.
 import { call, signedOut, verificationPath } from "./api.js";
 import { errorLine, h, own, setFieldError, setMessage } from "./dom.js";
 import { formatTime, reasonName, statusName } from "./format.js";
 import { messageFor } from "./messages.js";
 import { NOTE_MAX } from "./notes.js";
+import { resubmitSection } from "./resubmit.js";
 import { strings } from "./strings.js";
 
 /** What the server answered a decision with, as words (approved, rejected, approval_recorded). */
@@ -30,6 +32,7 @@ function unavailableText(verification, me) {
   }
   if (status === "submitted") return approvedByMe(verification, me) ? words.waitingForSecond : words.cannot;
   if (status === "created" || status === "in_progress") return words.notSubmitted;
+  if (status === "resubmission_requested") return words.resubmission;
   return words.closed(statusName(status));
 }
 
@@ -123,10 +126,12 @@ function decisionForm(detail, reload) {
 /** The decision section: the last decision's outcome (after one), then the form or why not. */
 export function decisionSection(detail, me, reload, outcome) {
   const { verification } = detail;
+  const steps = Array.isArray(detail.steps) ? detail.steps.filter((step) => step && typeof step === "object") : [];
   return h("section", { className: "panel decision", "aria-labelledby": "decision-title" },
     h("h3", { id: "decision-title" }, strings.decision.title),
     outcome ? outcomeLine(outcome) : null,
     detail.can_decide === true
       ? [approvalsHint(verification), decisionForm(detail, reload)]
-      : h("p", { className: "unavailable", dataset: { testid: "decision-unavailable" } }, unavailableText(verification, me)));
+      : h("p", { className: "unavailable", dataset: { testid: "decision-unavailable" } }, unavailableText(verification, me)),
+    resubmitSection(detail, steps, reload));
 }

@@ -3,7 +3,7 @@
 // the server (a `verification.review_note` event, kind `viewed`).
 import { call, signedOut, verificationPath } from "./api.js";
 import { definitionList, focusHeading, h, heading } from "./dom.js";
-import { thumbnails } from "./artifacts.js";
+import { captureList } from "./captures.js";
 import { decisionSection } from "./decision.js";
 import { label, statusBadge, statusName, reasonName, stepName, timeElement, userText, visibleText } from "./format.js";
 import { queueHref } from "./links.js";
@@ -41,7 +41,37 @@ function approvalsText(verification) {
   return strings.detail.approvals(approvals.length, required, who);
 }
 
-function summary(verification) {
+/** "1 of at most 2", once a reviewer has asked for a retake. */
+function resubmissionsText(verification) {
+  const count = Number(verification.resubmissions) || 0;
+  if (!count) return null;
+  const max = Number(verification.max_resubmissions);
+  return strings.detail.resubmissions(count, Number.isFinite(max) ? max : null);
+}
+
+/** The steps the user still has to redo, while a retake is open. */
+function reopenedText(verification, steps) {
+  if (verification.status !== "resubmission_requested" || !Array.isArray(verification.reopened_steps)) return null;
+  const names = verification.reopened_steps.map((id) => {
+    const step = steps.find((candidate) => candidate.id === id);
+    return step ? stepName(step) : String(id);
+  });
+  return names.length ? names.join(", ") : null;
+}
+
+function resubmissionRows(verification, steps) {
+  const fields = strings.detail.fields;
+  const asked = Number(verification.resubmissions) > 0;
+  return [
+    [fields.resubmissions, resubmissionsText(verification), { dataset: { testid: "detail-resubmissions" } }],
+    [fields.resubmissionReason, asked && verification.resubmission_reason ? label(strings.retakeReasons, verification.resubmission_reason) : null,
+      { dataset: { testid: "detail-resubmission-reason" } }],
+    [fields.resubmissionMessage, asked && verification.resubmission_message ? userText(verification.resubmission_message) : null],
+    [fields.reopenedSteps, reopenedText(verification, steps), { dataset: { testid: "detail-reopened-steps" } }],
+  ];
+}
+
+function summary(verification, steps) {
   const fields = strings.detail.fields;
   const workflow = verification.workflow_version != null
     ? strings.detail.workflowVersion(visibleText(verification.workflow), verification.workflow_version)
@@ -59,6 +89,7 @@ function summary(verification) {
       [fields.decided, verification.decided_at ? timeElement(verification.decided_at) : null],
       [fields.decision, decisionText(verification)],
       [fields.approvals, approvalsText(verification)],
+      ...resubmissionRows(verification, steps),
       [fields.expires, verification.expires_at ? timeElement(verification.expires_at) : null],
       [fields.redacted, verification.redacted_at ? timeElement(verification.redacted_at) : null],
       [fields.metadata, metadataList(verification.metadata)],
@@ -85,7 +116,8 @@ function documentCard(record) {
 function stepData(step, name) {
   const parts = [];
   if (step.profile && typeof step.profile === "object") parts.push(profileList(step.profile));
-  if (Array.isArray(step.images) && step.images.length) parts.push(thumbnails(step.images, name));
+  const images = Array.isArray(step.images) ? step.images.filter((image) => image && typeof image === "object") : [];
+  if (images.length) parts.push(captureList(images, step, name));
   if (Array.isArray(step.documents) && step.documents.length) {
     parts.push(h("ul", { className: "documents" }, step.documents.filter((record) => record && typeof record === "object").map(documentCard)));
   }
@@ -139,7 +171,7 @@ export async function renderDetail(ctx, id, { outcome, focus } = {}) {
     h("p", { className: "back" }, h("a", { href: queueHref(), dataset: { testid: "detail-back" } }, strings.detail.back)),
     heading(strings.detail.title(verification.user_id == null ? strings.redacted : userText(verification.user_id)), "detail-title"),
     h("div", { className: "detail-grid" },
-      h("div", { className: "detail-main" }, summary(verification), stepsSection(steps)),
+      h("div", { className: "detail-main" }, summary(verification, steps), stepsSection(steps)),
       h("div", { className: "detail-side" },
         decisionSection(detail, ctx.me, reload, outcome),
         notesSection(text(verification.id || id), list(detail.notes), reload),

@@ -20,8 +20,14 @@ const calls = {
   load: { other: () => strings.errors.loadFailed },
   queue: { invalid_request: () => strings.queue.badFilters, other: () => strings.errors.loadFailed },
   setupComplete: { code_invalid: () => strings.setup.codeInvalid, password_not_allowed: () => strings.setup.passwordRejected },
-  decision: { invalid_request: () => strings.decision.invalid },
+  decision: { invalid_request: () => strings.decision.invalid, operator_role_required: () => strings.decision.roleRequired },
   note: { invalid_request: () => strings.notes.invalid },
+  resubmit: {
+    invalid_request: () => strings.resubmit.invalid,
+    verification_not_submitted: () => strings.resubmit.notSubmitted,
+    resubmission_limit_reached: () => strings.resubmit.limitReached,
+    operator_role_required: () => strings.resubmit.roleRequired,
+  },
 };
 
 function codeOf(result) {

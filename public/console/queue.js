@@ -9,7 +9,9 @@ import { messageFor } from "./messages.js";
 import { show, showPageError } from "./screens.js";
 import { strings, updateLanguageSwitch } from "./strings.js";
 
-export const STATUSES = ["created", "in_progress", "submitted", "approved", "rejected", "canceled", "expired"];
+// A verification sent back for a retake waits on the user, not on a reviewer: it has its own
+// count and filter beside `submitted`, and comes back to `submitted` when the user sends it again.
+export const STATUSES = ["created", "in_progress", "submitted", "resubmission_requested", "approved", "rejected", "canceled", "expired"];
 const DEFAULT_STATUS = "submitted";
 const PAGE_SIZE = 20;
 

@@ -27,8 +27,9 @@ function scalar(value) {
   return value === null || ["string", "number", "boolean"].includes(typeof value);
 }
 
-/** The event data's details worth a line: its step, reason, sign-in method, last step, and any
- *  other plain value (events carry no personal data). `status` and `kind` are in the title. */
+/** The event data's details worth a line: its step (or steps), reason, sign-in method, last
+ *  step, and any other plain value (events carry no personal data). `status` and `kind` are in
+ *  the title. */
 function details(event, steps) {
   const data = event.data && typeof event.data === "object" ? event.data : {};
   const named = (id) => {
@@ -38,9 +39,16 @@ function details(event, steps) {
   const said = strings.eventData;
   const parts = [];
   for (const [key, value] of Object.entries(data)) {
+    if (key === "steps" && Array.isArray(value)) {
+      parts.push(said.steps(value.map(named).join(", ")));
+      continue;
+    }
     if (["status", "kind", "approvals", "approvals_required"].includes(key) || value == null || !scalar(value)) continue;
     if (key === "step" || key === "last_step") parts.push(said[key](named(value)));
     else if (key === "reason" && event.type === "verification.expired") parts.push(said.reason(label(strings.expiredReasons, value)));
+    else if (key === "reason" && event.type === "verification.resubmission_requested") {
+      parts.push(said.reason(label(strings.retakeReasons, value)));
+    }
     else if (key === "reason") parts.push(said.reason(reasonName(value)));
     else if (key === "method") parts.push(said.method(label(strings.signinMethods, value)));
     else parts.push(`${key}: ${value}`);
