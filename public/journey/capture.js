@@ -5,9 +5,12 @@ import { cameraLive, startCamera } from "./camera.js";
 import { announce, h, setMessage } from "./dom.js";
 import { buildView, showModel, showShots } from "./captureview.js";
 import { confirmPhotos } from "./capturesend.js";
+import { askLocation } from "./geolocation.js";
 import { canvasToJpeg, fileToCanvas, frameOf } from "./images.js";
+import { watchBrightness } from "./liveguide.js";
 import { messageFor } from "./messages.js";
 import { photoPlan } from "./photoplan.js";
+import { verdictOf } from "./quality.js";
 import { strings } from "./strings.js";
 
 let active = null; // the photo step on screen: its camera is revived when the page comes back
@@ -23,8 +26,15 @@ function redraw(step) {
 
 function start(step) {
   step.model.ready = false;
+  if (step.stopGuidance) step.stopGuidance();
   startCamera(step.view.video, step.model.plan.facing).then((problem) => {
     step.model.problem = problem;
+    if (!problem) {
+      step.stopGuidance = watchBrightness(step.view.video, (reason) => {
+        step.model.guidance = reason;
+        redraw(step);
+      });
+    }
     redraw(step);
   });
 }
@@ -47,6 +57,14 @@ function addShot(step, canvas) {
   canvas.setAttribute("role", "img");
   canvas.setAttribute("aria-label", label);
   const shot = { label, canvas };
+  // Asked at the moment of capture, through the browser's own prompt; the upload waits for it.
+  if (model.plan.location) {
+    shot.location = askLocation().then((where) => {
+      shot.where = where;
+      if (model.shots.includes(shot)) redraw(step);
+      return where;
+    });
+  }
   shot.blob = canvasToJpeg(canvas).then((blob) => {
     if (blob && model.shots.includes(shot)) {
       shot.url = URL.createObjectURL(blob);
@@ -133,19 +151,29 @@ function wire(step) {
   view.confirm.addEventListener("click", () => confirmPhotos(step.ctx, view, model, () => redraw(step)));
 }
 
-/** Photos already on the server (an earlier visit) fill the first slots. */
+/** Photos already on the server (an earlier visit) fill the first slots, with their verdicts. */
 function initialShots(plan, step) {
   const shots = Array(plan.max).fill(null);
+  const captures = Array.isArray(step.captures) ? step.captures : [];
   (step.artifacts || []).slice(0, plan.max).forEach((artifactId, slot) => {
-    shots[slot] = { label: plan.labels[slot], artifactId };
+    const capture = captures.find((candidate) => candidate && candidate.id === artifactId);
+    shots[slot] = { label: plan.labels[slot], artifactId, verdict: verdictOf(capture) };
   });
   return shots;
+}
+
+/** How the step judges its photos: the server's mode, uploads so far and the way out. */
+function checksOf(step) {
+  const count = (value, fallback) => (Number.isInteger(value) && value >= 0 ? value : fallback);
+  return { mode: step.quality === "require" ? "require" : "guide", attempts: count(step.attempts, 0),
+    keepFrom: count(step.keep_anyway_from, 3), guidance: "" };
 }
 
 export function renderPhotos(ctx) {
   const plan = photoPlan(ctx.step);
   if (!plan) return h("p", {}, strings.unknownStep);
-  const model = { plan, shots: initialShots(plan, ctx.step), ready: false, problem: null, fileAsked: false, busy: false };
+  const model = { plan, shots: initialShots(plan, ctx.step), ready: false, problem: null, fileAsked: false, busy: false,
+    ...checksOf(ctx.step) };
   const step = { ctx, model, view: buildView(plan) };
   if (active) active.model.shots.forEach((shot) => shot && shot.url && URL.revokeObjectURL(shot.url));
   active = step;

@@ -1,5 +1,6 @@
 // The elements of a photo step, and how they show the step's model.
 import { errorLine, h, setMessage } from "./dom.js";
+import { allowance, failing, reasonList } from "./quality.js";
 import { strings } from "./strings.js";
 
 let fileInputs = 0;
@@ -35,6 +36,9 @@ export function buildView(plan) {
     fileLabel: file.label,
     shots: h("ul", { className: plan.max === 1 ? "shots single" : "shots" }),
     hint: h("p", { className: "muted" }),
+    guidance: h("p", { className: "note warning", role: "status", hidden: true, dataset: { testid: "live-guidance" } }),
+    qualityNote: h("p", { className: "note warning", role: "status", hidden: true, dataset: { testid: "quality-summary" } }),
+    locationNote: h("p", { className: "muted", hidden: !plan.location }, strings.location.ask),
     progressText,
     progress: h("progress", { max: 1, value: 0, "aria-labelledby": progressText.id }),
     error: errorLine(),
@@ -42,8 +46,9 @@ export function buildView(plan) {
       plan.max === 1 ? text.confirm : text.confirmMany),
   };
   view.upload = h("div", { className: "upload", hidden: true }, progressText, view.progress);
-  view.root = h("div", { className: "photos" }, h("p", {}, plan.intro), view.viewer, view.note, view.capture,
-    view.fileArea, view.shots, view.hint, view.upload, view.error, view.confirm, view.useFile);
+  view.root = h("div", { className: "photos" }, h("p", {}, plan.intro), view.locationNote, view.guidance, view.viewer,
+    view.note, view.capture, view.fileArea, view.shots, view.hint, view.qualityNote, view.upload, view.error, view.confirm,
+    view.useFile);
   return view;
 }
 
@@ -81,10 +86,38 @@ export function showModel(view, model) {
   view.fileArea.hidden = full || !(model.problem || model.fileAsked);
   view.fileLabel.textContent = named && label ? `${strings.camera.fileLabel}: ${label}` : strings.camera.fileLabel;
   view.hint.textContent = hintText(model, count);
-  view.confirm.hidden = count < model.plan.min;
+  showVerdict(view, model, count, full);
   for (const control of [view.capture, view.useFile, view.fileInput, view.confirm, ...view.shots.querySelectorAll("button")]) {
     control.disabled = model.busy;
   }
+}
+
+/** The checks' verdict on the step: the advice above the button, and whether the button may
+ *  use failing photos anyway (`data-keep-anyway`) or must wait for a retake. */
+function showVerdict(view, model, count, full) {
+  const failed = failing(model.shots);
+  const waiting = model.shots.some((shot) => shot && !shot.artifactId);
+  const { keep, advice } = allowance(model);
+  const judged = failed.length > 0 && !waiting;
+  setMessage(view.qualityNote, judged ? advice : "");
+  view.confirm.hidden = count < model.plan.min || (judged && !keep);
+  view.confirm.dataset.keepAnyway = String(judged);
+  const many = model.plan.max > 1;
+  view.confirm.textContent = judged ? (many ? strings.quality.useAnywayMany : strings.quality.useAnyway)
+    : many ? strings.capture.confirmMany : strings.capture.confirm;
+  view.guidance.hidden = full || !model.guidance || Boolean(model.problem);
+  if (model.guidance) view.guidance.dataset.reason = model.guidance;
+  view.guidance.textContent = model.guidance ? strings.quality.live[model.guidance] : "";
+}
+
+/** The tile's verdict and location lines, redrawn only when they change. */
+function tileDetails(shot) {
+  if (shot.shownVerdict === shot.verdict && shot.shownLocation === shot.where) return;
+  shot.shownVerdict = shot.verdict;
+  shot.shownLocation = shot.where;
+  const lines = [reasonList(shot.verdict),
+    shot.where ? h("p", { className: "muted", dataset: { testid: "location-added" } }, strings.location.added) : null];
+  shot.details.replaceChildren(...lines.filter(Boolean));
 }
 
 /** A photo's tile, made once and kept (a new one would lose focus); its canvas gives way to
@@ -97,8 +130,10 @@ function tile(shot, model, onRemove) {
       "aria-label": `${word}: ${shot.label}` }, word);
     button.addEventListener("click", onRemove);
     shot.picture = shot.canvas || h("div", { className: "placeholder" }, text.uploadedEarlier);
-    shot.tile = h("li", {}, h("figure", {}, shot.picture, h("figcaption", {}, shot.label)), button);
+    shot.details = h("div", {});
+    shot.tile = h("li", {}, h("figure", {}, shot.picture, h("figcaption", {}, shot.label)), shot.details, button);
   }
+  tileDetails(shot);
   if (shot.url && shot.picture === shot.canvas) {
     shot.picture = h("img", { src: shot.url, alt: shot.label, className: shot.canvas.className });
     shot.canvas.replaceWith(shot.picture);

@@ -8,6 +8,7 @@ import { renderDone } from "./done.js";
 import { stopFollowing } from "./elsewhere.js";
 import { openContinuation, resumeMatch, setUpMatch, showOpened } from "./match.js";
 import { messageFor } from "./messages.js";
+import { renderResubmission, reopenedSteps } from "./resubmission.js";
 import { show } from "./screens.js";
 import { exchangeHandoff, setUpSignIn } from "./signin.js";
 import { renderJourney } from "./steps.js";
@@ -17,9 +18,23 @@ import { loadStrings, translatePage } from "./strings.js";
 const EDITABLE = ["created", "in_progress", "resubmission_requested"];
 const FINISHED = ["submitted", "approved", "rejected", "canceled", "expired", "closed"];
 
+/** Set once the user starts redoing what a reviewer asked for (the screen is not shown again). */
+let resubmissionStarted = false;
+
+/** The resubmission screen comes first while none of the reopened steps is redone yet. */
+function resubmissionFirst(state, setback) {
+  if (resubmissionStarted || setback || !state.resubmission) return false;
+  return reopenedSteps(state).every((step) => step.status !== "completed");
+}
+
 function render(state, notice, setback) {
   stopCamera();
-  if (EDITABLE.includes(state.status)) {
+  if (EDITABLE.includes(state.status) && resubmissionFirst(state, setback)) {
+    renderResubmission(state, () => {
+      resubmissionStarted = true;
+      renderJourney(state, actions, notice);
+    });
+  } else if (EDITABLE.includes(state.status)) {
     renderJourney(state, actions, notice, setback);
   } else {
     stopFollowing();

@@ -24,6 +24,7 @@ const calls = {
   verifyCode: { code_invalid: () => strings.badCode },
   load: { offline: () => strings.loadFailed, other: () => strings.loadFailed },
   upload: { payload_too_large: () => strings.capture.tooLarge, image_invalid: () => strings.capture.invalid },
+  complete: { capture_quality: () => strings.quality.mustRetake },
   digilocker: { rate_limited: () => strings.digilocker.tooOften, other: () => strings.digilocker.startFailed },
   // Continuing on another device: the first device's link and its text message…
   continuation: { other: () => strings.continuation.createFailed },
@@ -60,8 +61,8 @@ function codeOf(result) {
   return result.status === 0 ? "offline" : result.code;
 }
 
-/** The words for a failed call's result; `call` (sendCode, verifyCode, load, upload, digilocker,
- *  continuation, sms, open, match) picks that call's own words first. */
+/** The words for a failed call's result; `call` (sendCode, verifyCode, load, upload, complete,
+ *  digilocker, continuation, sms, open, match) picks that call's own words first. */
 export function messageFor(result, call) {
   const code = codeOf(result);
   const words = own(calls[call], code) || own(shared, code) || own(calls[call], "other");

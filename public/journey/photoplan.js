@@ -28,5 +28,6 @@ export function photoPlan(step) {
     labels: Array.from({ length: max }, (_, index) => label(step.type, index)),
     intro,
     removes: step.type === "premises_photos", // "Remove"; the others say "Retake"
+    location: step.type === "premises_photos" && step.location === "ask",
   };
 }

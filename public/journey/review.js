@@ -3,6 +3,7 @@ import { call } from "./api.js";
 import { errorLine, h, heading, setMessage } from "./dom.js";
 import { messageFor } from "./messages.js";
 import { goTo } from "./navigate.js";
+import { journeySteps } from "./resubmission.js";
 import { strings } from "./strings.js";
 
 async function submit(ctx, button, error) {
@@ -28,7 +29,7 @@ export function renderReview(ctx) {
   const button = h("button", { type: "button", dataset: { testid: "submit" } }, strings.review.submit);
   button.addEventListener("click", () => submit(ctx, button, error));
   const summary = h("ul", { className: "summary" },
-    ctx.state.steps.map((step) => h("li", {}, strings.stepNames[step.type] || step.id)));
+    journeySteps(ctx.state).map((step) => h("li", {}, strings.stepNames[step.type] || step.id)));
   return h("section", { id: "review", dataset: { testid: "review" }, "aria-labelledby": "review-title" },
     heading(strings.review.title, "review-title"),
     h("p", {}, strings.review.intro), summary, error, button);

@@ -2,7 +2,7 @@
 
 const screens = {
   loading: "loading", signin: "signin", otp: "otp", step: "steps", submitted: "done", closed: "done",
-  match: "match", elsewhere: "elsewhere",
+  match: "match", elsewhere: "elsewhere", resubmission: "resubmission",
 };
 
 export function show(state) {

@@ -7,6 +7,7 @@ import { offerContinuation } from "./elsewhere.js";
 import { isStale, messageFor } from "./messages.js";
 import { PHOTO_STEPS } from "./photoplan.js";
 import { renderProfile } from "./profile.js";
+import { journeySteps } from "./resubmission.js";
 import { renderReview } from "./review.js";
 import { show } from "./screens.js";
 import { strings } from "./strings.js";
@@ -24,12 +25,12 @@ function progressItem(step, current) {
     h("span", { className: "visually-hidden" }, `${stepName(step)}: ${strings.stepStates[status]}`));
 }
 
-function renderProgress(state, current) {
-  const total = state.steps.length;
+function renderProgress(steps, current) {
+  const total = steps.length;
   document.getElementById("step-progress").textContent = current
-    ? strings.progress(state.steps.indexOf(current) + 1, total)
+    ? strings.progress(steps.indexOf(current) + 1, total)
     : strings.progressDone(total);
-  document.getElementById("step-list").replaceChildren(...state.steps.map((step) => progressItem(step, current)));
+  document.getElementById("step-list").replaceChildren(...steps.map((step) => progressItem(step, current)));
 }
 
 function context(state, step, actions, setback) {
@@ -70,9 +71,10 @@ function stepScreen(ctx) {
 /** Shows an open verification; `notice` explains, above the step, why it was reloaded;
  *  `setback` is DigiLocker's (denied, failed, expired, missing), shown in its own step. */
 export function renderJourney(state, actions, notice, setback) {
-  const current = state.steps.find((step) => step.status !== "completed");
+  const steps = journeySteps(state);
+  const current = steps.find((step) => step.status !== "completed");
   const ctx = context(state, current, actions, current && current.type === "digilocker" ? setback : undefined);
-  renderProgress(state, current);
+  renderProgress(steps, current);
   const area = document.getElementById("step-area");
   const noticeLine = errorLine();
   setMessage(noticeLine, notice);

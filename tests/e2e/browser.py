@@ -81,11 +81,12 @@ CAMERA_DENIED_FLAGS = [flag for flag in FLAGS if flag != "--use-fake-ui-for-medi
 ]
 
 
-def new_driver(profile_dir: Path, *, camera: str = "fake") -> WebDriver:
+def new_driver(profile_dir: Path, *, camera: str = "fake", video: Path | None = None) -> WebDriver:
     """A headless Chromium with a fresh profile in `profile_dir`, set up as a phone.
 
     `camera="fake"` (the default): a fake camera, permission granted; `camera="denied"`: the
-    same fake camera, but the permission prompt is refused.
+    same fake camera, but the permission prompt is refused. `video`: a Y4M file the fake camera
+    shows (looped) instead of its own test pattern.
     """
     require_browser()
     if camera not in ("fake", "denied"):
@@ -95,6 +96,8 @@ def new_driver(profile_dir: Path, *, camera: str = "fake") -> WebDriver:
     options.binary_location = CHROMIUM
     for flag in FLAGS if camera == "fake" else CAMERA_DENIED_FLAGS:
         options.add_argument(flag)
+    if video is not None:
+        options.add_argument(f"--use-file-for-fake-video-capture={video}")
     options.add_argument(f"--user-data-dir={profile_dir}")
     # Console messages (CSP violations, uncaught errors) for `console_problems`.
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -104,6 +107,9 @@ def new_driver(profile_dir: Path, *, camera: str = "fake") -> WebDriver:
         driver.set_page_load_timeout(DEFAULT_WAIT * 2)
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
         driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        # Geolocation answers "position unavailable" unless a test sets a position: Chromium's own
+        # provider would ask a Google server, and no test traffic leaves this machine.
+        driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {})
     except Exception:
         driver.quit()
         raise

@@ -259,8 +259,32 @@ def take_photos(driver, step_id: str, how_many: int, on_screen=None, retakes: in
                    f"the {step_id} photo taken again")
     if on_screen:
         on_screen(f"{step_id}-taken")
+    confirm_photos(driver, step_id, on_screen)
+
+
+def confirm_photos(driver, step_id: str, on_screen=None) -> bool:
+    """Taps the step's confirm button and waits for the step to end. The server checks every photo
+    at upload (issue 39): when one fails (the fake cameras show no face, the generated pictures no
+    detail), the page stops to say why and, in the workflow's default `guide` mode, the same button
+    then keeps the photos anyway (`data-keep-anyway`); it is tapped once more. True if it stopped."""
+    shown(driver, step_css(step_id, "confirm")).click()
+
+    def settled(d):
+        if not d.find_elements(By.CSS_SELECTOR, step_css(step_id)):
+            return "left"
+        for button in d.find_elements(By.CSS_SELECTOR, step_css(step_id, "confirm")):
+            if button.is_displayed() and button.is_enabled() and button.get_attribute("data-keep-anyway") == "true":
+                return "judged"
+        return False
+
+    if wait_until(driver, settled, f"the {step_id} step completed or its photos judged") == "left":
+        return False
+    assert count(driver, step_css(step_id, "quality-message")) > 0, f"the {step_id} step stopped without saying why"
+    if on_screen:
+        on_screen(f"{step_id}-judged")
     shown(driver, step_css(step_id, "confirm")).click()
     gone(driver, step_id)
+    return True
 
 
 def choose_files(driver, step_id: str, paths: list[Path], on_screen=None) -> None:
@@ -278,8 +302,7 @@ def choose_files(driver, step_id: str, paths: list[Path], on_screen=None) -> Non
                    f"file {chosen} of the {step_id} step shown with its retake button")
     if on_screen:
         on_screen(f"{step_id}-chosen")
-    shown(driver, step_css(step_id, "confirm")).click()
-    gone(driver, step_id)
+    confirm_photos(driver, step_id, on_screen)
 
 
 def on_review(driver, on_screen=None):

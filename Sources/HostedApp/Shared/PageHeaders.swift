@@ -5,12 +5,13 @@ import HostedHTTP
 /// that does not bring stricter ones, so no page (a DigiLocker landing, a 404 rendered as HTML, a
 /// static file) goes out without them.
 enum PageHeaders {
-    /// No inline script, no framing, no referrer, camera for this origin only.
+    /// No inline script, no framing, no referrer; camera and location (premises photos that ask)
+    /// for this origin only.
     static let journey: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
             + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
         ("Referrer-Policy", "no-referrer"),
-        ("Permissions-Policy", "camera=(self), microphone=(), geolocation=()"),
+        ("Permissions-Policy", "camera=(self), microphone=(), geolocation=(self)"),
         ("X-Content-Type-Options", "nosniff"),
         ("Cache-Control", "no-store"),
         ("Cross-Origin-Opener-Policy", "same-origin"),
