@@ -103,6 +103,38 @@ import Testing
         #expect(EventActor.reviewer(ofReference: "api_key:key_x") == "api_key" && Self.first.reviewer == Self.first.reference)
     }
 
+    /// A first approval was given to photos a retake supersedes: four eyes start over, so one
+    /// more approval after the user's new photos does not decide (issue 39).
+    @Test func aRetakeRequestClearsTheApprovalsGivenSoFar() throws {
+        var verification = Self.submitted(approvalsRequired: 2)
+        try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: Self.first)
+        #expect(verification.approvals.count == 1)
+        try verification.apply(.resubmissionRequested(steps: ["selfie"], reason: .photoUnclear, message: nil,
+                                                      expiresAt: Self.now.addingTimeInterval(3600), limit: 2),
+                               at: Self.now, by: Self.first)
+        #expect(verification.approvals.isEmpty)
+        #expect(verification.reopenedStepIDs == ["selfie"])
+        verification.steps[0].completedAt = Self.now.addingTimeInterval(60)
+        #expect(verification.reopenedStepIDs == ["selfie"]) // redone since the submit: still reopened
+        try verification.apply(.submitted, at: Self.now.addingTimeInterval(61), by: .journey)
+        #expect(verification.reopenedStepIDs.isEmpty)
+        try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: Self.second)
+        #expect(verification.status == .submitted)
+        try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: Self.first)
+        #expect(verification.status == .approved)
+    }
+
+    /// A step completed in the submit's own millisecond was completed before it (the stores keep
+    /// milliseconds; the clock in memory has more).
+    @Test func aStepCompletedInTheSubmitsMillisecondIsNotReopened() throws {
+        var verification = Self.submitted(approvalsRequired: 1)
+        verification.steps.append(StepState(id: "shop", type: .premisesPhotos, completedAt: Self.now.addingTimeInterval(0.0004)))
+        try verification.apply(.resubmissionRequested(steps: ["selfie"], reason: .photoUnclear, message: nil,
+                                                      expiresAt: Self.now.addingTimeInterval(3600), limit: 2),
+                               at: Self.now, by: Self.first)
+        #expect(verification.reopenedStepIDs == ["selfie"])
+    }
+
     @Test func oneRejectionDecidesEvenAfterAnApproval() throws {
         var verification = Self.submitted(approvalsRequired: 2)
         try verification.apply(.decided(approved: true, reason: nil), at: Self.now, by: Self.first)

@@ -30,25 +30,10 @@ struct DecisionRoutes {
         routes.add("POST", "/v1/verifications/{id}/resubmission", guards.idempotent { request, context, account in
             let id = try context.verificationID()
             var body = try JSONObject(body: request.body)
-            let steps = body.stringArray("steps")
-            let reason = body.string("reason", required: true)
-            let message = body.string("message")
-            let notify = body.bool("notify") ?? false
-            if steps?.isEmpty == true { body.addError("steps", "must name at least one step") }
-            if let reason, ResubmissionReason(rawValue: reason) == nil {
-                body.addError("reason", "must be one of \(ResubmissionReason.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            if let message, message.count > DecisionService.maximumMessageLength {
-                body.addError("message", "must be at most \(DecisionService.maximumMessageLength) characters")
-            }
-            if steps == nil { body.addError("steps", "is required") }
+            let parsed = DecisionService.resubmissionRequest(in: &body)
             try body.finish()
-            guard let steps, let reason = reason.flatMap(ResubmissionReason.init(rawValue:)) else {
-                throw DomainError.invalidRequest(detail: "The request has invalid fields.")
-            }
-            let updated = try decisions.requestResubmission(accountID: account.id, id: id,
-                                                            .init(steps: steps, reason: reason, message: message, notify: notify),
-                                                            by: try context.apiActor())
+            guard let parsed else { throw DomainError.invalidRequest(detail: "The request has invalid fields.") }
+            let updated = try decisions.requestResubmission(accountID: account.id, id: id, parsed, by: try context.apiActor())
             return reads.respond(updated)
         })
     }

@@ -17,6 +17,27 @@ extension DecisionService {
 
     static let maximumMessageLength = 500
 
+    /// The request in a body (the API's and the console's), each field checked; nil when one is
+    /// wrong, its error added to `body` (the status machine then checks the steps against the
+    /// verification).
+    static func resubmissionRequest(in body: inout JSONObject) -> ResubmissionRequest? {
+        let steps = body.stringArray("steps")
+        let reason = body.string("reason", required: true)
+        let message = body.string("message")
+        let notify = body.bool("notify") ?? false
+        if steps == nil { body.addError("steps", "is required") }
+        if steps?.isEmpty == true { body.addError("steps", "must name at least one step") }
+        if let reason, ResubmissionReason(rawValue: reason) == nil {
+            body.addError("reason", "must be one of \(ResubmissionReason.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let message, message.count > maximumMessageLength {
+            body.addError("message", "must be at most \(maximumMessageLength) characters")
+        }
+        guard let steps, !steps.isEmpty, let reason = reason.flatMap(ResubmissionReason.init(rawValue:)),
+              (message?.count ?? 0) <= maximumMessageLength else { return nil }
+        return ResubmissionRequest(steps: steps, reason: reason, message: message, notify: notify)
+    }
+
     /// Reopens the named steps of a submitted verification (through the status machine, which
     /// checks the state and the workflow's cap), gives it the workflow's time again, and with
     /// `notify` queues the journey link by SMS in the same transaction.

@@ -105,6 +105,8 @@ extension Verification {
                 for capture in steps[index].captures.indices { steps[index].captures[capture].superseded = true }
             }
             status = .resubmissionRequested
+            // An approval was given to the photos now superseded: four eyes start over on the retake.
+            approvals = []
             resubmissions += 1
             resubmissionReason = reason.rawValue
             resubmissionMessage = message

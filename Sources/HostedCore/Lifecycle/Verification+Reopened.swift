@@ -8,7 +8,8 @@ extension Verification {
         guard status == .resubmissionRequested else { return [] }
         return steps.filter { step in
             guard let completed = step.completedAt else { return true }
-            return submittedAt.map { completed > $0 } ?? true
+            // In the stores' milliseconds: a step completed in the submit's millisecond was before it.
+            return submittedAt.map { completed.unixMilliseconds > $0.unixMilliseconds } ?? true
         }.map(\.id)
     }
 }
