@@ -11,6 +11,6 @@
 SELECT id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
        created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
-       resubmissions, resubmission_reason, resubmission_message
+       resubmissions, resubmission_reason, resubmission_message, flags
 FROM verifications
 WHERE account_id = :account_id AND user_id = :user_id AND workflow_key = :workflow_key AND status NOT IN ('canceled', 'expired') \gset open_

@@ -35,6 +35,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     // Continuing on another device
     case continuationInvalid = "continuation_invalid"
     case continuationFailed = "continuation_failed"
+    /// The customer's app asked to join a continuation the computer no longer shows.
+    case noContinuationRequested = "no_continuation_requested"
     // The operator console
     case consoleSigninFailed = "console_signin_failed"
     case consoleSigninRequired = "console_signin_required"

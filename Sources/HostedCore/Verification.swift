@@ -45,6 +45,8 @@ public struct Verification: Equatable, Sendable {
     /// redaction, never in an event).
     public internal(set) var resubmissionReason: String?
     public internal(set) var resubmissionMessage: String?
+    /// What a reviewer should know before looking (`continuation_reported`), each at most once.
+    public internal(set) var flags: [VerificationFlag]
     /// Events the status machine recorded and the store has not written yet (written in the
     /// transaction of the change, then cleared).
     public internal(set) var unwrittenEvents: [EventDraft] = []
@@ -55,7 +57,8 @@ public struct Verification: Equatable, Sendable {
                 decidedAt: Date? = nil, decisionReason: String? = nil, revision: Int64 = 1,
                 expiresAt: Date? = nil, expiredReason: String? = nil, lastStep: String? = nil, redactedAt: Date? = nil,
                 redactAfterSeconds: Int64? = nil, redactAt: Date? = nil, approvalsRequired: Int = 1, approvals: [String] = [],
-                resubmissions: Int = 0, resubmissionReason: String? = nil, resubmissionMessage: String? = nil) {
+                resubmissions: Int = 0, resubmissionReason: String? = nil, resubmissionMessage: String? = nil,
+                flags: [VerificationFlag] = []) {
         self.id = id
         self.accountID = accountID
         self.userID = userID
@@ -83,6 +86,7 @@ public struct Verification: Equatable, Sendable {
         self.resubmissions = resubmissions
         self.resubmissionReason = resubmissionReason
         self.resubmissionMessage = resubmissionMessage
+        self.flags = flags
     }
 
     /// Nil once redacted.

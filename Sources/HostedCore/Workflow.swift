@@ -11,9 +11,12 @@ public struct Workflow: Equatable, Sendable {
     public let createdAt: Date
     public let lifecycle: WorkflowLifecycle
     public let review: WorkflowReview
+    /// Continuing on another device: how the phone proves it sees the computer, and what a report does.
+    public let continuation: WorkflowContinuation
 
     public init(accountID: ObjectID, key: String, name: String, version: Int, steps: [WorkflowStep], createdAt: Date,
-                lifecycle: WorkflowLifecycle = WorkflowLifecycle(), review: WorkflowReview = WorkflowReview()) {
+                lifecycle: WorkflowLifecycle = WorkflowLifecycle(), review: WorkflowReview = WorkflowReview(),
+                continuation: WorkflowContinuation = WorkflowContinuation()) {
         self.accountID = accountID
         self.key = key
         self.name = name
@@ -22,6 +25,7 @@ public struct Workflow: Equatable, Sendable {
         self.createdAt = createdAt
         self.lifecycle = lifecycle
         self.review = review
+        self.continuation = continuation
     }
 
     /// Documents DigiLocker can return.

@@ -117,7 +117,7 @@ struct DocumentedVerification: Encodable {
     let journey_url: String, return_url: String?, mobile_last4: String?, steps: [Step], metadata: [String: String]
     let created_at: String?, updated_at: String?, submitted_at: String?, decided_at: String?
     let decision: String?, decision_reason: String?, expires_at: String?, expired_reason: String?
-    let last_step: String?, redacted_at: String?, resubmissions: Int
+    let last_step: String?, redacted_at: String?, resubmissions: Int, flags: [String]
 
     init(_ v: Verification, publicURL: URL) {
         func time(_ date: Date?) -> String? { date.map { RFC3339.format($0) } }
@@ -150,6 +150,7 @@ struct DocumentedVerification: Encodable {
         decision = v.decision
         decision_reason = v.decisionReason
         resubmissions = v.resubmissions
+        flags = v.flags.map(\.rawValue)
         expires_at = time(v.expiresAt)
         expired_reason = v.expiredReason
         last_step = v.lastStep
@@ -180,11 +181,12 @@ struct DocumentedVerification: Encodable {
         try c.encode(last_step, forKey: .last_step)
         try c.encode(redacted_at, forKey: .redacted_at)
         try c.encode(resubmissions, forKey: .resubmissions)
+        try c.encode(flags, forKey: .flags)
     }
 
     enum CodingKeys: String, CodingKey {
         case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
              metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason,
-             expires_at, expired_reason, last_step, redacted_at, resubmissions
+             expires_at, expired_reason, last_step, redacted_at, resubmissions, flags
     }
 }

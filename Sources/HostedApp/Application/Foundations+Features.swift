@@ -46,7 +46,7 @@ extension Foundations {
 
     func makeSignIn(messaging: Messaging) -> SignInService {
         let background = messaging.background
-        return SignInService(store: messaging.signInStore, verifications: verifications, workflows: workflows, returnURLs: returnURLs,
+        return SignInService(store: messaging.signInStore, continuations: ContinuationStore(database: database), verifications: verifications, workflows: workflows, returnURLs: returnURLs,
                              policy: policy, rateLimits: rateLimits, sender: messaging.sender, codeKey: secretKey,
                              numberHashKey: SignInService.numberHashKey(from: secretKey), smsBox: messaging.box,
                              codeQueued: { background.nudge() },
@@ -92,7 +92,8 @@ extension Foundations {
             log: log, cookies: cookies, publicURL: configuration.publicURL)
         let continuations = ContinuationRoutes(
             service: ContinuationService(store: ContinuationStore(database: database), signIn: signIn, journey: journey.service,
-                                         verifications: verifications, rateLimits: rateLimits, sender: messaging.sender,
+                                         verifications: verifications, workflows: workflows, webhooks: WebhookStore(database: database),
+                                         accounts: AccountStore(database: database), rateLimits: rateLimits, sender: messaging.sender,
                                          smsBox: messaging.box, publicURL: configuration.publicURL, clock: clock, random: random,
                                          messageQueued: { background.nudge() }),
             longPoll: longPoll, cookies: cookies)

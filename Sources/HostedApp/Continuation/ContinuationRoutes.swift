@@ -11,15 +11,21 @@ struct ContinuationRoutes {
     let longPoll: LongPoll
     let cookies: JourneyCookies
 
-    static let claimCookie = "hosted_claim"
+    static let claimCookie = JourneyCookies.claimCookie
     static let maximumWait = 30
 
     func registerSignedIn(in routes: inout Router.Builder) {
-        routes.add("POST", "/j/{id}/api/continuations") { _, context in
+        routes.add("POST", "/j/{id}/api/continuations") { request, context in
             let (_, verification) = try context.journey()
-            var response = try Response.json(service.create(for: verification), status: 201)
+            var response = try Response.json(service.create(for: verification, userAgent: request.headers["User-Agent"]), status: 201)
             response.headers.add("Cache-Control", "no-store")
             return response
+        }
+        // "Continue in the app": the customer's backend hears it by webhook and pushes to its app.
+        routes.add("POST", "/j/{id}/api/continuations/app", bodyLimit: 64) { _, context in
+            let (_, verification) = try context.journey()
+            try service.requestApp(for: verification)
+            return try .json(["status": "requested"], status: 202)
         }
         routes.add("POST", "/j/{id}/api/continuations/sms", bodyLimit: 4096) { request, context in
             let (_, verification) = try context.journey()
@@ -74,15 +80,15 @@ struct ContinuationRoutes {
     }
 
     func registerOpen(in routes: inout Router.Builder) {
+        registerReport(in: &routes)
         routes.add("POST", "/j/{id}/api/continuations/open", bodyLimit: 4096) { request, context in
             let id = try Self.id(context)
             var body = try JSONObject(body: request.body)
             let secret = body.string("secret", required: true)
             try body.finish()
-            let (options, claim) = try service.open(verificationID: id, secret: secret ?? "")
-            var response = try Response.json(["options": options])
-            response.headers.add("Set-Cookie", cookies.cookie(Self.claimCookie, value: claim.value, path: "/j/\(id.rawValue)",
-                                                              maxAge: Int(ContinuationRules.lifetime)))
+            let (prompt, claim) = try service.open(verificationID: id, secret: secret ?? "")
+            var response = try Response.json(ContinuationPromptBody(prompt))
+            response.headers.add("Set-Cookie", cookies.claim(id.rawValue, value: claim.value))
             response.headers.add("Cache-Control", "no-store")
             return response
         }
@@ -97,6 +103,24 @@ struct ContinuationRoutes {
                 var response = try Response.json(["status": "signed_in"])
                 response.headers.add("Set-Cookie", clear)
                 response.headers.add("Set-Cookie", cookies.session(id.rawValue, value: token.value, maxAge: Int(SignInService.sessionLifetime)))
+                return response
+            } catch let error as DomainError {
+                var refused = error.response
+                refused.headers.add("Set-Cookie", clear)
+                return refused
+            }
+        }
+    }
+
+    /// "This wasn't me": the phone's claim burns the link and flags the verification.
+    func registerReport(in routes: inout Router.Builder) {
+        routes.add("POST", "/j/{id}/api/continuations/report", bodyLimit: 64) { request, context in
+            let id = try Self.id(context)
+            let clear = cookies.cookie(Self.claimCookie, value: "", path: "/j/\(id.rawValue)", maxAge: 0)
+            do {
+                try service.report(verificationID: id, claim: request.cookie(Self.claimCookie))
+                var response = try Response.json(["status": "reported"])
+                response.headers.add("Set-Cookie", clear)
                 return response
             } catch let error as DomainError {
                 var refused = error.response

@@ -12,6 +12,11 @@ struct ContinuationService: Sendable {
     let signIn: SignInService
     let journey: JourneyService
     let verifications: VerificationStore
+    /// The pinned workflow's continuation options (matching, on report).
+    let workflows: WorkflowStore
+    /// Whether anyone hears `continuation_requested` (then the app button shows), and under what name.
+    let webhooks: WebhookStore
+    let accounts: AccountStore
     let rateLimits: RateLimitStore
     /// Texts go through it (in dev mode, the outbox); unconfigured, texting is refused.
     let sender: any SMSSender
@@ -30,23 +35,83 @@ struct ContinuationService: Sendable {
         let number: String
         let expires_at: String?
         let qr_svg: String
+        /// `{"name"}` when the account's app can be asked to continue (someone hears the request).
+        let app: App?
+
+        struct App: Encodable { let name: String }
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(url, forKey: .url)
+            try c.encode(number, forKey: .number)
+            try c.encode(expires_at, forKey: .expires_at)
+            try c.encode(qr_svg, forKey: .qr_svg)
+            try c.encode(app, forKey: .app)
+        }
+
+        enum CodingKeys: String, CodingKey { case url, number, expires_at, qr_svg, app }
     }
 
     /// A new link for the signed-in verification; any earlier one not yet used stops working.
-    func create(for verification: Verification) throws -> Created {
+    /// `userAgent` is the computer's, kept only as its browser and OS family for the phone's
+    /// "requested from". Refused for a minute after a "this wasn't me" report.
+    func create(for verification: Verification, userAgent: String? = nil) throws -> Created {
         let now = clock.now()
+        if let pause = try pauseAfterReport(verificationID: verification.id, at: now), pause > 0 {
+            throw DomainError.rateLimited(detail: "Someone who was not you may have opened the last link. A new code can be made in a minute.",
+                                          retryAfterSeconds: pause)
+        }
         let secret = BearerSecret(using: random)
         let number = ContinuationRules.number(using: random)
         let expiresAt = now.addingTimeInterval(ContinuationRules.lifetime)
         _ = try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current, connection in
             try current.apply(.continuationCreated, at: now, by: .journey)
             try store.replace(id: ObjectID(.continuation, using: random), verificationID: current.id,
-                              secretHash: Digest.sha256Hex(secret.value), number: number, at: now, expiresAt: expiresAt, on: connection)
+                              secretHash: Digest.sha256Hex(secret.value), number: number, origin: UserAgentSummary(userAgent: userAgent),
+                              at: now, expiresAt: expiresAt, on: connection)
         }
         // From the configured public URL, never from the request's Host.
         let url = publicURL.absoluteString + "/j/" + verification.id.rawValue + "#continue=" + secret.value
         guard let svg = QRCodeImage.svg(for: url) else { throw DomainError.invalidRequest(detail: "The link could not be drawn.") }
-        return Created(url: url, number: number, expires_at: APIObjects.timestamp(expiresAt), qr_svg: svg)
+        let app = try webhooks.hasEnabledSubscriber(accountID: verification.accountID, eventType: .continuationRequested)
+            ? try accounts.account(verification.accountID).map { Created.App(name: $0.name) } : nil
+        return Created(url: url, number: number, expires_at: APIObjects.timestamp(expiresAt), qr_svg: svg, app: app)
+    }
+
+    /// Whole seconds left of the pause after the newest continuation was reported; nil when it
+    /// was not reported.
+    func pauseAfterReport(verificationID: ObjectID, at now: Date) throws -> Int? {
+        guard let current = try store.current(verificationID: verificationID), current.status == ContinuationStatus.reported.rawValue,
+              let reported = current.finishedAt
+        else { return nil }
+        let left = reported.addingTimeInterval(ContinuationRules.pauseAfterReport).timeIntervalSince(now)
+        return max(0, Int(min(left, ContinuationRules.pauseAfterReport).rounded(.up)))
+    }
+
+    /// "Continue in the app": the live link is marked, once, and `continuation_requested` (with
+    /// its id only) goes to the customer's backend by webhook; pressing again sends nothing more.
+    func requestApp(for verification: Verification) throws {
+        let now = clock.now()
+        var live = false
+        _ = try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current, connection in
+            guard current.status.isEditable else { return }
+            if let id = try store.requestApp(verificationID: current.id, at: now, on: connection) {
+                try current.apply(.continuationRequested(continuationID: id), at: now, by: .journey)
+                live = true
+            } else {
+                live = try store.livePending(verificationID: current.id, at: now, on: connection) != nil
+            }
+        }
+        guard live else { throw Self.noLiveContinuation }
+    }
+
+    static let noLiveContinuation = DomainError.conflict(
+        detail: "There is no code on the computer to continue from; show a new code there first.", code: .noContinuationRequested)
+
+    /// How the pinned workflow continues (its matching and what a report does).
+    func options(of verification: Verification) throws -> WorkflowContinuation {
+        try workflows.workflow(accountID: verification.accountID, key: verification.workflowKey, version: verification.workflowVersion)?
+            .continuation ?? WorkflowContinuation()
     }
 
     /// Texts the link to the verification's own mobile number (the first device presents the
@@ -75,7 +140,7 @@ struct ContinuationService: Sendable {
     }
 
     /// The second device opens the link: exactly one device gets the three choices and a claim.
-    func open(verificationID: ObjectID, secret text: String) throws -> (options: [String], claim: BearerSecret) {
+    func open(verificationID: ObjectID, secret text: String) throws -> (prompt: ContinuationPrompt, claim: BearerSecret) {
         guard let secret = BearerSecret(presented: text),
               let verification = try verifications.verification(id: verificationID), verification.status.isEditable
         else { throw Self.invalid }
@@ -85,7 +150,28 @@ struct ContinuationService: Sendable {
         else { throw Self.invalid }
         // Wakes the first device's long-poll: its page can say the phone is choosing.
         verifications.announceChange(id: verificationID)
-        return (ContinuationRules.options(including: opened.number, using: random), claim)
+        let prompt = ContinuationPrompt(number: opened.number, matching: try options(of: verification).matching, origin: opened.origin,
+                                        requestedAt: opened.createdAt, using: random)
+        return (prompt, claim)
+    }
+
+    /// "This wasn't me" from the device holding the claim: the link is burnt, the verification
+    /// flagged (and canceled where the workflow says so), once; nothing is sent to anyone.
+    func report(verificationID: ObjectID, claim text: String?) throws {
+        guard let text, let claim = BearerSecret(presented: text),
+              let verification = try verifications.verification(id: verificationID)
+        else { throw Self.invalid }
+        let cancel = try options(of: verification).onReport == .cancel
+        let now = clock.now()
+        var reported = false
+        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current, connection in
+            guard current.status.isEditable,
+                  try store.report(claimHash: Digest.sha256Hex(claim.value), verificationID: verificationID, at: now, on: connection)
+            else { return }
+            try current.apply(.continuationReported(cancel: cancel), at: now, by: .journey)
+            reported = true
+        }
+        guard reported else { throw Self.invalid }
     }
 
     /// The claim's one pick: the right number signs the device in (a session token), a wrong
@@ -129,6 +215,8 @@ struct ContinuationService: Sendable {
         let continuation: ContinuationView?
         let steps: [StepView]
         let redirect_url: String?
+        /// After a "this wasn't me" report: seconds until a new code can be made (0 once it can).
+        let blocked_seconds: Int?
         /// Whole seconds until the current link expires while it is still pending or opened (its
         /// status, and so the tag, change then with nothing written); nil when no such link.
         /// Not part of the body.
@@ -151,9 +239,10 @@ struct ContinuationService: Sendable {
             try c.encode(continuation, forKey: .continuation)
             try c.encode(steps, forKey: .steps)
             try c.encode(redirect_url, forKey: .redirect_url)
+            try c.encodeIfPresent(blocked_seconds, forKey: .blocked_seconds)
         }
 
-        enum CodingKeys: String, CodingKey { case tag, status, continuation, steps, redirect_url }
+        enum CodingKeys: String, CodingKey { case tag, status, continuation, steps, redirect_url, blocked_seconds }
     }
 
     func progress(verificationID: ObjectID, session: SignInStore.Session) throws -> Progress? {
@@ -168,6 +257,7 @@ struct ContinuationService: Sendable {
                         continuation: current.map { Progress.ContinuationView(status: status ?? $0.status, expires_at: APIObjects.timestamp($0.expiresAt)) },
                         steps: verification.steps.map { Progress.StepView(id: $0.id, status: $0.statusName) },
                         redirect_url: redirect,
+                        blocked_seconds: current?.status == ContinuationStatus.reported.rawValue ? try pauseAfterReport(verificationID: verificationID, at: now) : nil,
                         secondsUntilExpiry: live.map { Int(min($0.timeIntervalSince(now).rounded(.up), ContinuationRules.lifetime)) })
     }
 

@@ -39,10 +39,18 @@ struct JourneyRoutes {
             var body = try JSONObject(body: request.body)
             let secret = body.string("handoff", required: true)
             try body.finish()
-            guard let token = try signIn.exchange(verificationID: id, secret: secret ?? "") else {
+            switch try signIn.exchange(verificationID: id, secret: secret ?? "") {
+            case .session(let token)?:
+                return try signedIn(id, token)
+            case .continuation(let prompt, let claim)?:
+                // The customer's app joined the computer's continuation: match the number first.
+                var response = try Response.json(ContinuationPromptBody(prompt, status: "match"))
+                response.headers.add("Set-Cookie", cookies.claim(id.rawValue, value: claim.value))
+                response.headers.add("Cache-Control", "no-store")
+                return response
+            case nil:
                 throw SignInService.signInRequired
             }
-            return try signedIn(id, token)
         }
         routes.add("POST", "/j/{id}/api/otp", bodyLimit: 4096) { request, context in
             let id = try journeyID(context)

@@ -47,9 +47,10 @@ struct HandoffRoutes {
             var body = try JSONObject(body: request.body)
             let returnURL = body.string("return_url")
             let expiresIn = body.int("expires_in_seconds")
+            let continuation = body.bool("continuation") ?? false
             try body.finish()
             let (handoff, url) = try signIn.mintHandoff(accountID: account.id, verificationID: id, returnURL: returnURL, expiresIn: expiresIn,
-                                                         by: try context.apiActor())
+                                                         continuation: continuation, by: try context.apiActor())
             return try Self.response(handoff, url: url)
         })
     }

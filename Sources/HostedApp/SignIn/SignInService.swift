@@ -10,6 +10,8 @@ struct SignInService: Sendable {
     static let signInRequired = DomainError.unauthorized(detail: "Sign in with your mobile number to continue.", code: .signinRequired)
 
     let store: SignInStore
+    /// A handoff minted for the customer's app opens the computer's continuation.
+    let continuations: ContinuationStore
     let verifications: VerificationStore
     let workflows: WorkflowStore
     let returnURLs: ReturnURLStore
@@ -34,8 +36,11 @@ struct SignInService: Sendable {
 
     // MARK: Handoffs
 
-    /// Mints a handoff for an open verification of the account; the URL is the only copy of its secret.
-    func mintHandoff(accountID: ObjectID, verificationID: ObjectID, returnURL: String?, expiresIn: Int?,
+    /// Mints a handoff for an open verification of the account; the URL is the only copy of its
+    /// secret. With `continuation`, the handoff joins the computer's live continuation instead of
+    /// signing in (the customer's app, after `continuation_requested`): 409
+    /// `no_continuation_requested` when the computer shows none.
+    func mintHandoff(accountID: ObjectID, verificationID: ObjectID, returnURL: String?, expiresIn: Int?, continuation: Bool = false,
                      by actor: EventActor) throws -> (Handoff, url: String) {
         let lifetime = try Handoff.lifetime(expiresIn)
         guard let verification = try verifications.verification(accountID: accountID, id: verificationID) else {
@@ -52,9 +57,21 @@ struct SignInService: Sendable {
         let secret = BearerSecret(using: random)
         let handoff = Handoff(id: ObjectID(.handoff, using: random), verificationID: verificationID, accountID: accountID,
                               returnURL: checkedReturnURL, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+        var joinable = !continuation
         _ = try verifications.update(accountID: accountID, id: verificationID, at: now) { current, connection in
+            var continuationID: String?
+            if continuation {
+                guard current.status.isEditable, let live = try continuations.livePending(verificationID: verificationID, at: now, on: connection)
+                else { return }
+                continuationID = live
+                joinable = true
+            }
             try current.apply(.handoffCreated, at: now, by: actor)
-            try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value), on: connection)
+            try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value), continuationID: continuationID, on: connection)
+        }
+        guard joinable else {
+            throw DomainError.conflict(detail: "The computer shows no code to continue from just now; the user can ask again there.",
+                                       code: .noContinuationRequested)
         }
         // Built from the configured public URL only, never from the request's Host.
         let url = publicURL.absoluteString + "/j/" + verificationID.rawValue + "#handoff=" + secret.value
@@ -77,14 +94,35 @@ struct SignInService: Sendable {
         return (handoff, publicURL.absoluteString + "/j/" + handoff.verificationID.rawValue + "#handoff=" + secret.value)
     }
 
-    /// Exchanges a handoff secret for a session token. nil for every kind of failure alike
-    /// (expired, used, unknown, another verification's, canceled): no oracle.
-    func exchange(verificationID: ObjectID, secret text: String) throws -> BearerSecret? {
+    /// What a handoff gave: a session, or (a handoff for the customer's app) the computer's
+    /// continuation opened for this device, whose number it must match first.
+    enum Exchanged {
+        case session(BearerSecret)
+        case continuation(ContinuationPrompt, claim: BearerSecret)
+    }
+
+    /// Exchanges a handoff secret. nil for every kind of failure alike (expired, used, unknown,
+    /// another verification's, canceled): no oracle.
+    func exchange(verificationID: ObjectID, secret text: String) throws -> Exchanged? {
         guard let secret = BearerSecret(presented: text) else { return nil }
+        let hash = Digest.sha256Hex(secret.value)
         // The handoff is burnt in the session's transaction: both happen, or neither does.
-        return try startSession(verificationID: verificationID, method: .handoff) { connection, now in
-            try store.consumeHandoff(secretHash: Digest.sha256Hex(secret.value), verificationID: verificationID, at: now, on: connection)
+        if let token = try startSession(verificationID: verificationID, method: .handoff, claim: { connection, now in
+            try store.consumeHandoff(secretHash: hash, verificationID: verificationID, at: now, on: connection)
+        }) {
+            return .session(token)
         }
+        guard let verification = try verifications.verification(id: verificationID), verification.status.isEditable else { return nil }
+        let claim = BearerSecret(using: random)
+        guard let opened = try continuations.openByHandoff(secretHash: hash, verificationID: verificationID,
+                                                           claimHash: Digest.sha256Hex(claim.value), at: clock.now())
+        else { return nil }
+        // The computer's long-poll: its page can say the phone is matching.
+        verifications.announceChange(id: verificationID)
+        let matching = try workflows.workflow(accountID: verification.accountID, key: verification.workflowKey,
+                                              version: verification.workflowVersion)?.continuation.matching ?? .choose
+        return .continuation(ContinuationPrompt(number: opened.number, matching: matching, origin: opened.origin,
+                                                requestedAt: opened.createdAt, using: random), claim: claim)
     }
 
     // MARK: SMS codes

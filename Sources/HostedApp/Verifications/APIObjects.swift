@@ -25,6 +25,12 @@ enum APIObjects {
         let expires_after_seconds: Int64
         let retention: Retention?
         let review: Review
+        let continuation: Continuation
+
+        struct Continuation: Encodable {
+            let matching: String
+            let on_report: String
+        }
 
         struct Retention: Encodable {
             let redact_after_seconds: Int64
@@ -44,6 +50,7 @@ enum APIObjects {
             expires_after_seconds = workflow.lifecycle.expiresAfterSeconds
             retention = workflow.lifecycle.redactAfterSeconds.map(Retention.init)
             review = Review(approvals_required: workflow.review.approvalsRequired, max_resubmissions: workflow.review.maxResubmissions)
+            continuation = Continuation(matching: workflow.continuation.matching.rawValue, on_report: workflow.continuation.onReport.rawValue)
         }
     }
 
@@ -86,6 +93,7 @@ enum APIObjects {
             o.string("decision_reason", v.decisionReason)
             o.string("expired_reason", v.expiredReason)
             o.timestamp("expires_at", v.expiresAt)
+            o.strings("flags", v.flags.map(\.rawValue))
             o.string("id", v.id.rawValue)
             o.joined("journey_url", journeyPrefix, v.id.rawValue)
             o.string("last_step", v.lastStep)

@@ -21,6 +21,12 @@ struct WorkflowRoutes {
             let review = body.ints("review", members: ["approvals_required", "max_resubmissions"])
             input.approvalsRequired = review?["approvals_required"]
             input.maxResubmissions = review?["max_resubmissions"]
+            let continuation = body.stringMap("continuation")
+            for name in (continuation ?? [:]).keys.sorted() where !["matching", "on_report"].contains(name) {
+                body.addError("continuation.\(name)", "is not a known field")
+            }
+            input.continuationMatching = continuation?["matching"]
+            input.continuationOnReport = continuation?["on_report"]
             try body.finish()
             return try .json(APIObjects.WorkflowBody(try service.create(accountID: account.id, input)), status: 201)
         })

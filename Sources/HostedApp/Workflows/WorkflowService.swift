@@ -18,6 +18,8 @@ struct WorkflowService: Sendable {
         var redactAfterSeconds: Int?
         var approvalsRequired: Int?
         var maxResubmissions: Int?
+        var continuationMatching: String?
+        var continuationOnReport: String?
     }
 
     /// The latest version of every workflow of the account.
@@ -37,7 +39,8 @@ struct WorkflowService: Sendable {
         let lifecycle = try WorkflowLifecycle.validate(expiresAfterSeconds: input.expiresAfterSeconds.map(Int64.init),
                                                        redactAfterSeconds: input.redactAfterSeconds.map(Int64.init), devMode: devMode)
         let review = try WorkflowReview.validate(approvalsRequired: input.approvalsRequired, maxResubmissions: input.maxResubmissions)
+        let continuation = try WorkflowContinuation.validate(matching: input.continuationMatching, onReport: input.continuationOnReport)
         return try workflows.createVersion(accountID: accountID, key: valid.key, name: valid.name, steps: valid.steps,
-                                           lifecycle: lifecycle, review: review, at: clock.now())
+                                           lifecycle: lifecycle, review: review, continuation: continuation, at: clock.now())
     }
 }

@@ -16,4 +16,6 @@ public enum EventType: String, Sendable, CaseIterable {
     case continuationMatched = "verification.continuation_matched"
     case continuationFailed = "verification.continuation_failed"
     case resubmissionRequested = "verification.resubmission_requested"
+    case continuationReported = "verification.continuation_reported"
+    case continuationRequested = "verification.continuation_requested"
 }

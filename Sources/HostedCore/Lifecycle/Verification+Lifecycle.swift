@@ -84,6 +84,18 @@ extension Verification {
             default: .continuationFailed
             }
             record(type, actor, type == .continuationFailed ? ["reason": .string("wrong_number")] : [:])
+        case .continuationReported(let cancel):
+            guard status.isEditable else { throw Self.closed(status, action: "continued") }
+            if !flags.contains(.continuationReported) { flags.append(.continuationReported) }
+            record(.continuationReported, actor, ["on_report": .string(cancel ? "cancel" : "flag")])
+            if cancel {
+                status = .canceled
+                record(.canceled, actor, ["status": .string(status.rawValue), "reason": .string("continuation_reported")])
+            }
+        case .continuationRequested(let continuationID):
+            guard status.isEditable else { throw Self.closed(status, action: "continued") }
+            // Never the number or a secret: the customer's backend only needs to know which link.
+            record(.continuationRequested, actor, ["continuation_id": .string(continuationID)])
         case .resubmissionRequested(let stepIDs, let reason, let message, let expiry, let limit):
             guard status == .submitted else {
                 throw .conflict(detail: "Only a submitted verification can be sent back for steps again; this one is \(status.rawValue).",

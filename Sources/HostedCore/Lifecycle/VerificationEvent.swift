@@ -38,6 +38,12 @@ public enum VerificationEvent: Equatable, Sendable {
     case continuationMatched
     /// The other device picked a wrong number: the link is burned.
     case continuationFailed
+    /// The other device's user said "this wasn't me": the link is burned, the verification
+    /// flagged, and with `cancel` (the workflow's `on_report`) canceled too.
+    case continuationReported(cancel: Bool)
+    /// The computer asked to continue in the customer's own app (`continuationID` is the live
+    /// link the app's handoff will join); the customer's backend learns it by webhook.
+    case continuationRequested(continuationID: String)
     /// A reviewer asked for `steps` again (`reason`, a `ResubmissionReason`; `message` for the
     /// user); it stays open until `expiresAt`, at most `limit` times in all.
     case resubmissionRequested(steps: [String], reason: ResubmissionReason, message: String?, expiresAt: Date, limit: Int)

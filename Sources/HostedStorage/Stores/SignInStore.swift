@@ -13,10 +13,13 @@ public struct SignInStore: Sendable {
     // MARK: Handoffs
 
     /// Inserts on `connection`: in the transaction that records the handoff's event.
-    public func insertHandoff(_ handoff: Handoff, secretHash: String, on connection: DatabaseConnection) throws {
+    /// With `continuationID`, the handoff opens that continuation instead of signing in (the
+    /// customer's app joining the computer's continuation).
+    public func insertHandoff(_ handoff: Handoff, secretHash: String, continuationID: String? = nil,
+                              on connection: DatabaseConnection) throws {
         try connection.query("""
-            INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at)
-            VALUES (\(handoff.id.rawValue), \(handoff.verificationID.rawValue), \(handoff.accountID.rawValue), \(secretHash), \(handoff.returnURL), \(handoff.createdAt), \(handoff.expiresAt))
+            INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at, continuation_id)
+            VALUES (\(handoff.id.rawValue), \(handoff.verificationID.rawValue), \(handoff.accountID.rawValue), \(secretHash), \(handoff.returnURL), \(handoff.createdAt), \(handoff.expiresAt), \(continuationID))
             """)
     }
 
@@ -43,6 +46,7 @@ public struct SignInStore: Sendable {
         let statement: SQL = """
             UPDATE handoffs SET used_at = \(time)
             WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(time)
+              AND continuation_id IS NULL
             RETURNING return_url
             """
         let rows = try connection.map { try $0.query(statement) } ?? database.query(statement)

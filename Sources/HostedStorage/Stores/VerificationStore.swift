@@ -30,7 +30,7 @@ public struct VerificationStore: Sendable {
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
         created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
         expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
-        resubmissions, resubmission_reason, resubmission_message
+        resubmissions, resubmission_reason, resubmission_message, flags
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
@@ -284,7 +284,7 @@ public struct VerificationStore: Sendable {
                     expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
                     approvals = \(try JSONColumn.encode(verification.approvals)),
                     resubmissions = \(Int64(verification.resubmissions)), resubmission_reason = \(verification.resubmissionReason),
-                    resubmission_message = \(verification.resubmissionMessage),
+                    resubmission_message = \(verification.resubmissionMessage), flags = \(try JSONColumn.encode(verification.flags)),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
                 WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
                 """
@@ -327,7 +327,8 @@ public struct VerificationStore: Sendable {
          .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
          .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
          .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals)),
-         .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(v.resubmissionMessage)]
+         .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(v.resubmissionMessage),
+         .text(try JSONColumn.encode(v.flags))]
     }
 
     func verification(from row: Row) throws -> Verification {
@@ -355,6 +356,8 @@ public struct VerificationStore: Sendable {
             approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals",
                                              empty: []),
             resubmissions: Int(try row.int("resubmissions")), resubmissionReason: try row.optionalString("resubmission_reason"),
-            resubmissionMessage: try row.optionalString("resubmission_message"))
+            resubmissionMessage: try row.optionalString("resubmission_message"),
+            flags: try JSONColumn.decode([String].self, from: try row.string("flags"), column: "flags", empty: [])
+                .compactMap(VerificationFlag.init(rawValue:)))
     }
 }

@@ -168,6 +168,17 @@ public struct WebhookStore: Sendable {
         return found
     }
 
+    /// Whether the account has an enabled endpoint that receives `type` (named, `verification.*`
+    /// or `*`): the journey offers "Continue in the app" only when someone will hear the request.
+    public func hasEnabledSubscriber(accountID: ObjectID, eventType type: EventType) throws -> Bool {
+        !(try database.query("""
+            SELECT e.id FROM webhook_endpoints e JOIN webhook_endpoint_events f ON f.endpoint_id = e.id
+            WHERE e.account_id = \(accountID.rawValue) AND e.status = \(WebhookEndpoint.Status.enabled.rawValue)
+              AND f.event_type IN ('*', 'verification.*', \(type.rawValue))
+            LIMIT 1
+            """)).isEmpty
+    }
+
     // MARK: - Rows
 
     static func writeFilter(_ endpoint: WebhookEndpoint, on connection: DatabaseConnection) throws {

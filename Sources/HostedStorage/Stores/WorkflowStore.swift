@@ -16,7 +16,7 @@ public struct WorkflowStore: Sendable {
     /// Stores a new version of `key` (1 for a new key) and returns it.
     public func createVersion(accountID: ObjectID, key: String, name: String, steps: [WorkflowStep],
                               lifecycle: WorkflowLifecycle = WorkflowLifecycle(), review: WorkflowReview = WorkflowReview(),
-                              at time: Date) throws -> Workflow {
+                              continuation: WorkflowContinuation = WorkflowContinuation(), at time: Date) throws -> Workflow {
         // Two concurrent posts of one key race for the same version number; the primary key
         // refuses the loser, which simply takes the next number.
         for _ in 0..<5 {
@@ -26,9 +26,9 @@ public struct WorkflowStore: Sendable {
                         "SELECT COALESCE(MAX(version), 0) AS v FROM workflows WHERE account_id = \(accountID.rawValue) AND key = \(key)")
                     let version = Int(try current.first?.int("v") ?? 0) + 1
                     try connection.query(
-                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds, approvals_required, max_resubmissions) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds), \(Int64(review.approvalsRequired)), \(Int64(review.maxResubmissions)))")
+                        "INSERT INTO workflows (account_id, key, version, name, steps, created_at, expires_after_seconds, redact_after_seconds, approvals_required, max_resubmissions, continuation_matching, continuation_on_report) VALUES (\(accountID.rawValue), \(key), \(Int64(version)), \(name), \(try JSONColumn.encode(steps)), \(time), \(lifecycle.expiresAfterSeconds), \(lifecycle.redactAfterSeconds), \(Int64(review.approvalsRequired)), \(Int64(review.maxResubmissions)), \(continuation.matching.rawValue), \(continuation.onReport.rawValue))")
                     return Workflow(accountID: accountID, key: key, name: name, version: version, steps: steps, createdAt: time,
-                                    lifecycle: lifecycle, review: review)
+                                    lifecycle: lifecycle, review: review, continuation: continuation)
                 }
             } catch DatabaseError.uniqueViolation {
                 continue
@@ -69,6 +69,9 @@ public struct WorkflowStore: Sendable {
                  lifecycle: WorkflowLifecycle(expiresAfterSeconds: try row.optionalInt("expires_after_seconds") ?? WorkflowLifecycle.defaultExpiresAfterSeconds,
                                               redactAfterSeconds: try row.optionalInt("redact_after_seconds")),
                  review: WorkflowReview(approvalsRequired: Int(try row.optionalInt("approvals_required") ?? 1),
-                                        maxResubmissions: Int(try row.optionalInt("max_resubmissions") ?? 2)))
+                                        maxResubmissions: Int(try row.optionalInt("max_resubmissions") ?? 2)),
+                 continuation: WorkflowContinuation(
+                    matching: (try row.optionalString("continuation_matching")).flatMap(WorkflowContinuation.Matching.init) ?? .choose,
+                    onReport: (try row.optionalString("continuation_on_report")).flatMap(WorkflowContinuation.OnReport.init) ?? .flag))
     }
 }

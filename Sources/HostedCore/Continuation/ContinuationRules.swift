@@ -9,6 +9,8 @@ public enum ContinuationRules {
     public static let lifetime: TimeInterval = 600
     /// Choices the second device is shown, the right one among them.
     public static let optionCount = 3
+    /// After a "this wasn't me" report no new link is made for this long (the computer says why).
+    public static let pauseAfterReport: TimeInterval = 60
 
     /// A two-digit number from 10 to 99 (no leading zero to misread), uniform.
     public static func number(using random: any RandomSource) -> String {
