@@ -149,6 +149,13 @@ function timelineSection(events, steps) {
     timeline(events, steps));
 }
 
+/** What a reviewer should know before looking: one banner per flag, above everything else. */
+function flagBanners(flags) {
+  if (!Array.isArray(flags)) return [];
+  return flags.filter((flag) => typeof flag === "string").map((flag) =>
+    h("p", { className: "flag-banner", role: "note", dataset: { testid: "detail-flag", flag } }, label(strings.detail.flagBanners, flag)));
+}
+
 function list(value) {
   return Array.isArray(value) ? value.filter((item) => item && typeof item === "object") : [];
 }
@@ -170,6 +177,7 @@ export async function renderDetail(ctx, id, { outcome, focus } = {}) {
   section.replaceChildren(
     h("p", { className: "back" }, h("a", { href: queueHref(), dataset: { testid: "detail-back" } }, strings.detail.back)),
     heading(strings.detail.title(verification.user_id == null ? strings.redacted : userText(verification.user_id)), "detail-title"),
+    ...flagBanners(verification.flags),
     h("div", { className: "detail-grid" },
       h("div", { className: "detail-main" }, summary(verification, steps), stepsSection(steps)),
       h("div", { className: "detail-side" },

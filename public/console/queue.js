@@ -3,7 +3,7 @@
 // oldest first.
 import { call, signedOut } from "./api.js";
 import { focusHeading, h, heading } from "./dom.js";
-import { formatTime, statusBadge, statusName, timeElement, userText } from "./format.js";
+import { formatTime, label, statusBadge, statusName, timeElement, userText } from "./format.js";
 import { consoleHref, rememberQueueFilters, verificationHref } from "./links.js";
 import { messageFor } from "./messages.js";
 import { show, showPageError } from "./screens.js";
@@ -101,6 +101,13 @@ function cell(columnLabel, ...content) {
   return h("td", { dataset: { label: columnLabel } }, content);
 }
 
+/** A badge per flag (e.g. "Reported: not me"), beside the status. */
+function flagBadges(flags) {
+  if (!Array.isArray(flags)) return null;
+  return flags.filter((flag) => typeof flag === "string").map((flag) =>
+    h("span", { className: "flag", dataset: { testid: "queue-flag", flag } }, label(strings.flags, flag)));
+}
+
 function queueRow(row) {
   const columns = strings.queue.columns;
   const who = row.user_id == null ? strings.redacted : userText(row.user_id);
@@ -109,7 +116,7 @@ function queueRow(row) {
       h("a", { href: verificationHref(row.id), className: "row-link" }, who),
       h("span", { className: "id" }, row.id)),
     cell(columns.workflow, userText(row.workflow)),
-    cell(columns.status, statusBadge(row.status)),
+    cell(columns.status, statusBadge(row.status), flagBadges(row.flags)),
     cell(columns.submitted, submittedCell(row)),
     cell(columns.approvals, approvalsText(row)));
 }

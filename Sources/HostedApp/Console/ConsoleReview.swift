@@ -27,6 +27,8 @@ struct ConsoleReview: Sendable {
         let submitted_at: String?
         let approvals: Int
         let approvals_required: Int
+        /// What a reviewer should know first (the queue's badge).
+        let flags: [String]
 
         init(_ v: Verification) {
             id = v.id.rawValue
@@ -37,6 +39,7 @@ struct ConsoleReview: Sendable {
             submitted_at = APIObjects.timestamp(v.submittedAt)
             approvals = v.approvals.count
             approvals_required = v.approvalsRequired
+            flags = v.flags.map(\.rawValue)
         }
 
         func encode(to encoder: Encoder) throws {
@@ -49,9 +52,10 @@ struct ConsoleReview: Sendable {
             try c.encode(submitted_at, forKey: .submitted_at)
             try c.encode(approvals, forKey: .approvals)
             try c.encode(approvals_required, forKey: .approvals_required)
+            try c.encode(flags, forKey: .flags)
         }
 
-        enum CodingKeys: String, CodingKey { case id, user_id, workflow, status, created_at, submitted_at, approvals, approvals_required }
+        enum CodingKeys: String, CodingKey { case id, user_id, workflow, status, created_at, submitted_at, approvals, approvals_required, flags }
     }
 
     struct Queue: Encodable {
@@ -116,6 +120,8 @@ struct ConsoleReview: Sendable {
         /// What the user was told (erased by redaction); the steps still to redo.
         let resubmission_message: String?
         let reopened_steps: [String]
+        /// What a reviewer should know first (the detail's banner).
+        let flags: [String]
     }
 
     struct ActorView: Encodable {
@@ -195,7 +201,7 @@ struct ConsoleReview: Sendable {
             max_resubmissions: try workflows.workflow(accountID: op.accountID, key: verification.workflowKey,
                                                       version: verification.workflowVersion)?.review.maxResubmissions,
             resubmission_reason: verification.resubmissionReason, resubmission_message: verification.resubmissionMessage,
-            reopened_steps: verification.reopenedStepIDs)
+            reopened_steps: verification.reopenedStepIDs, flags: verification.flags.map(\.rawValue))
         let decides = op.role.decides
         return Detail(verification: view, steps: steps, events: timeline, notes: notes,
                       can_decide: decides && verification.status == .submitted && !verification.approvals.contains(op.actor.reference),

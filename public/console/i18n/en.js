@@ -56,6 +56,8 @@ export default {
     suspected_fraud: "Suspected fraud", other: "Other",
   },
   /** Why a reviewer asked for a retake (the user is told too, in the journey's words). */
+  /** What a reviewer should know first (the queue's badge, the detail's banner). */
+  flags: { continuation_reported: "Reported: not me" },
   retakeReasons: {
     photo_unclear: "Photo not clear", face_not_visible: "Face not visible", wrong_premises: "Wrong premises",
     document_unreadable: "Document unreadable", other: "Other",
@@ -90,6 +92,8 @@ export default {
     "verification.continuation_matched": "Continued on another device",
     "verification.continuation_failed": "Continuing on another device failed",
     "verification.resubmission_requested": "Retake requested",
+    "verification.continuation_reported": "Reported on the phone: \"This wasn't me\"",
+    "verification.continuation_requested": "Asked to continue in the app",
   },
   reviewKinds: {
     viewed: "Opened by a reviewer",
@@ -167,6 +171,9 @@ export default {
     badFilters: "These filters are not valid. Clear them and try again.",
   },
   detail: {
+    flagBanners: {
+      continuation_reported: "Someone opened a link to continue this verification on a phone and said it was not them. Someone may be trying to verify in this user's name.",
+    },
     back: "Back to the queue",
     title: (user) => ["Verification: ", user],  // `user` is an element (its <bdi>)
     notFound: "There is no such verification in this account.",

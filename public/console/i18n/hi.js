@@ -55,6 +55,8 @@ export default {
     document_unclear: "दस्तावेज़ स्पष्ट नहीं है", face_mismatch: "चेहरा मेल नहीं खाता", premises_mismatch: "परिसर मेल नहीं खाता",
     suspected_fraud: "धोखाधड़ी का संदेह", other: "अन्य",
   },
+  /** What a reviewer should know first (the queue's badge, the detail's banner). */
+  flags: { continuation_reported: "रिपोर्ट: मैं नहीं" },
   retakeReasons: {
     photo_unclear: "फ़ोटो साफ़ नहीं", face_not_visible: "चेहरा नहीं दिखता", wrong_premises: "गलत परिसर",
     document_unreadable: "दस्तावेज़ पढ़ा नहीं जा सकता", other: "अन्य",
@@ -89,6 +91,8 @@ export default {
     "verification.continuation_matched": "दूसरे डिवाइस पर जारी रखा गया",
     "verification.continuation_failed": "दूसरे डिवाइस पर जारी रखना विफल रहा",
     "verification.resubmission_requested": "फिर से करने को कहा गया",
+    "verification.continuation_reported": "फ़ोन पर बताया गया: \"यह मैं नहीं था\"",
+    "verification.continuation_requested": "ऐप में जारी रखने को कहा गया",
   },
   reviewKinds: {
     viewed: "समीक्षक ने खोला",
@@ -166,6 +170,9 @@ export default {
     badFilters: "ये फ़िल्टर मान्य नहीं हैं। इन्हें हटाकर फिर कोशिश करें।",
   },
   detail: {
+    flagBanners: {
+      continuation_reported: "किसी ने इस सत्यापन को फ़ोन पर जारी रखने का लिंक खोला और कहा कि वह यह व्यक्ति नहीं है। हो सकता है कोई इस उपयोगकर्ता के नाम से सत्यापन करने की कोशिश कर रहा हो।",
+    },
     back: "कतार पर वापस जाएँ",
     title: (user) => ["सत्यापन: ", user],
     notFound: "इस खाते में ऐसा कोई सत्यापन नहीं है।",
