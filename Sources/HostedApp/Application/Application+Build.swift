@@ -33,6 +33,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                     smsBox: messaging.box, publicURL: configuration.publicURL, messageQueued: { background.nudge() },
                                     clock: clock, random: random)
     let webhooks = base.makeWebhooks()
+    let analytics = base.makeAnalytics()
     routes.group(base.apiKeys) { routes in
         AccountRoutes().register(in: &routes)
         WorkflowRoutes(guards: base.guards, service: WorkflowService(workflows: base.workflows, clock: clock,
@@ -47,11 +48,12 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
             .register(in: &routes)
     }
     JourneyRoutes(signIn: signIn, files: base.files, publicDirectory: configuration.publicDirectory, publicURL: configuration.publicURL,
-                  trustedProxies: base.trustedProxies, cookies: base.cookies).register(in: &routes)
-    base.registerJourneyAPI(journey: journey, signIn: signIn, messaging: messaging, in: &routes)
+                  trustedProxies: base.trustedProxies, cookies: base.cookies, analytics: analytics).register(in: &routes)
+    base.registerJourneyAPI(journey: journey, signIn: signIn, messaging: messaging, analytics: analytics, in: &routes)
     let console = ConsoleService(operators: base.operators, rateLimits: base.rateLimits, secretKey: secretKey,
                                  publicURL: configuration.publicURL, clock: clock, random: random)
     try base.registerConsole(console, decisions: decisions, in: &routes)
+    base.registerAnalytics(analytics, console: console, in: &routes)
     if configuration.devMode { base.registerDev(in: &routes) }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: base.accounts,

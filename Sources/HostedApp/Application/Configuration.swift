@@ -100,6 +100,9 @@ public struct Configuration: Sendable {
     /// `HOSTED_DISABLE_MEMOS`: comma-separated caches and memos to build off (`Memo`'s names, e.g.
     /// `callers,rendered`), for measuring what each buys; default none. Answers do not change.
     public var disabledMemos: Set<Memo> = []
+    /// `HOSTED_ANALYTICS`: `on` (the default) or `off`, which records no journey signal
+    /// (docs/analytics.md; the benchmark compares the two).
+    public var analyticsEnabled = true
 
     public init() {}
 
@@ -289,6 +292,9 @@ public struct Configuration: Sendable {
                 memos.insert(memo)
             }
             disabledMemos = memos
+        case "HOSTED_ANALYTICS":
+            guard value == "on" || value == "off" else { throw Invalid(description: "\(name) must be on or off") }
+            analyticsEnabled = value == "on"
         case "HOSTED_PUBLIC_DIR":
             publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
         default:

@@ -82,7 +82,7 @@ extension Foundations {
     /// The journey's API: steps, DigiLocker and continuing on another device. A body (an 8 MB
     /// photo) is read only from the page's origin with a live session.
     func registerJourneyAPI(journey: (service: JourneyService, decodes: DecodeQueue), signIn: SignInService, messaging: Messaging,
-                            in routes: inout Router.Builder) {
+                            analytics: AnalyticsService, in routes: inout Router.Builder) {
         let background = messaging.background
         let digiLockerStore = DigiLockerStore(database: database)
         let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
@@ -99,7 +99,8 @@ extension Foundations {
             longPoll: longPoll, cookies: cookies)
         routes.group(SameOrigin(publicURL: configuration.publicURL)) { routes in
             routes.group(JourneySessionAuthentication(signIn: signIn)) { routes in
-                JourneyStepRoutes(service: journey.service).register(in: &routes)
+                JourneyStepRoutes(service: journey.service, analytics: analytics).register(in: &routes)
+                AnalyticsRoutes(service: analytics).registerJourney(in: &routes)
                 digiLockerRoutes.registerStart(in: &routes)
                 continuations.registerSignedIn(in: &routes)
             }

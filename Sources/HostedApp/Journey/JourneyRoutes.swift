@@ -12,13 +12,17 @@ struct JourneyRoutes {
     let publicURL: URL
     let trustedProxies: TrustedProxies
     let cookies: JourneyCookies
+    let analytics: AnalyticsService
 
     static let cookieName = JourneySessionAuthentication.cookieName
 
     func register(in routes: inout Router.Builder) {
         // The same page for every id, valid or not, and never a redirect: the fragment stays put.
-        routes.add("GET", "/j/{id}") { request, _ in
-            try files.response(for: publicDirectory.appendingPathComponent("journey.html"), request: request,
+        routes.add("GET", "/j/{id}") { request, context in
+            if request.method == "GET", let id = context.parameters["id"], ObjectID(.verification, parsing: id) != nil {
+                analytics.opened(verificationID: id, userAgent: request.headers["User-Agent"], referer: request.headers["Referer"])
+            }
+            return try files.response(for: publicDirectory.appendingPathComponent("journey.html"), request: request,
                                extraHeaders: PageHeaders.journey)
         }
         // Sign-in calls: only from the journey's own origin (checked before their body is read).
@@ -41,6 +45,7 @@ struct JourneyRoutes {
             try body.finish()
             switch try signIn.exchange(verificationID: id, secret: secret ?? "") {
             case .session(let token)?:
+                analytics.signedIn(verificationID: id.rawValue, userAgent: request.headers["User-Agent"])
                 return try signedIn(id, token)
             case .continuation(let prompt, let claim)?:
                 // The customer's app joined the computer's continuation: match the number first.
@@ -73,6 +78,7 @@ struct JourneyRoutes {
             guard let token = try signIn.verifyCode(verificationID: id, code: code ?? "") else {
                 throw DomainError.unauthorized(detail: "That code is not right, or it has expired. Ask for a new code.", code: .codeInvalid)
             }
+            analytics.signedIn(verificationID: id.rawValue, userAgent: request.headers["User-Agent"])
             return try signedIn(id, token)
         }
         routes.add("POST", "/j/{id}/api/signout") { request, context in

@@ -6,6 +6,8 @@ import HostedStorage
 /// The journey's step calls: the profile form, images (add, remove), completing a step, submit.
 struct JourneyStepRoutes {
     let service: JourneyService
+    /// Step completions, retakes and submits are counted there (best effort, off the request).
+    let analytics: AnalyticsService
 
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/j/{id}/api/state") { _, context in
@@ -20,6 +22,7 @@ struct JourneyStepRoutes {
             try body.finish()
             let updated = try service.submitProfile(verification, stepID: context.parameters["step"] ?? "",
                                                     fullName: fullName, dateOfBirth: dateOfBirth)
+            analytics.record(.stepCompleted, step: context.parameters["step"] ?? "", in: verification, userAgent: request.headers["User-Agent"])
             return try .json(service.state(of: updated, session: session))
         }
         // The image is the raw body: 8 MB at most, refused before it is read when larger. It is
@@ -49,6 +52,8 @@ struct JourneyStepRoutes {
         routes.add("DELETE", "/j/{id}/api/steps/{step}/images/{artifact}") { request, context in
             let (_, verification) = try context.journey()
             try service.removeImage(verification, stepID: context.parameters["step"] ?? "", artifactID: context.parameters["artifact"] ?? "")
+            analytics.removed(photo: context.parameters["artifact"] ?? "", step: context.parameters["step"] ?? "", in: verification,
+                              userAgent: request.headers["User-Agent"])
             return Response(status: 204)
         }
         routes.add("POST", "/j/{id}/api/steps/{step}/complete", bodyLimit: 1024) { request, context in
@@ -57,11 +62,13 @@ struct JourneyStepRoutes {
             let keepAnyway = body.bool("keep_anyway") ?? false
             try body.finish()
             let updated = try service.completeStep(verification, stepID: context.parameters["step"] ?? "", keepAnyway: keepAnyway)
+            analytics.record(.stepCompleted, step: context.parameters["step"] ?? "", in: verification, userAgent: request.headers["User-Agent"])
             return try .json(service.state(of: updated, session: session))
         }
         routes.add("POST", "/j/{id}/api/submit") { request, context in
             let (session, verification) = try context.journey()
             let submitted = try service.submit(verification)
+            analytics.record(.submitted, in: verification, userAgent: request.headers["User-Agent"])
             // A second device goes back to the first, which goes on to the return URL.
             let redirect = session.continued ? nil : try service.redirect(after: submitted, visitReturnURL: session.returnURL)
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))

@@ -35,6 +35,8 @@ public struct PruningStore: Sendable {
         for (table, statement) in statements {
             deleted[table] = try database.query(statement).count
         }
+        // Journey analytics: kept 400 days (docs/analytics.md).
+        (deleted["journey_counts"], deleted["journey_firsts"]) = try AnalyticsStore(database: database).prune(at: time)
         return deleted
     }
 }
