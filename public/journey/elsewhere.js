@@ -1,15 +1,19 @@
 // Continuing on another device, the first device's side: a single-use link to this journey,
-// shown as a QR code beside a two-digit number the phone must pick (or texted to the
-// verification's mobile number). Offered by a button on the step screens, and by itself on a
-// photo step of a device without a camera. Then this page follows (long-poll): while the
-// phone works, `body[data-state=elsewhere]` lists the steps done so far; once the phone
-// submits, this page goes where a submit here would have gone.
+// shown as a QR code beside a two-digit number the phone must pick or type (or texted to the
+// verification's mobile number, or sent on by the customer's own app: inapp.js). Offered by a
+// button on the step screens, and by itself on a photo step of a device without a camera. Then
+// this page follows (long-poll): while the phone works, `body[data-state=elsewhere]` lists the
+// steps done so far; once the phone submits, this page goes where a submit here would have gone.
+// A phone that says "This wasn't me" puts this page on the blocked screen (blocked.js).
 import { call } from "./api.js";
+import { blockedError, endBlocked, showBlocked } from "./blocked.js";
 import { cameraAvailable, stopCamera } from "./camera.js";
 import { renderDone } from "./done.js";
 import { announce, errorLine, focusHeading, h, heading, setMessage } from "./dom.js";
+import { buildAppOffer, hideAppOffer, requestApp, showAppOffer } from "./inapp.js";
 import { messageFor } from "./messages.js";
 import { goTo } from "./navigate.js";
+import { buildProgress, updateProgress } from "./phoneprogress.js";
 import { PHOTO_STEPS } from "./photoplan.js";
 import { show } from "./screens.js";
 import { strings } from "./strings.js";
@@ -54,6 +58,7 @@ function end(r) {
   if (r.controller) r.controller.abort();
   r.view.root.remove();
   if (r.matched) document.getElementById("elsewhere").replaceChildren();
+  if (r.blocked) endBlocked();
   if (run === r) run = null;
 }
 
@@ -82,6 +87,7 @@ function showLink(r, body, reason) {
   view.sms.hidden = false;
   view.sms.disabled = false;
   view.fresh.hidden = true;
+  showAppOffer(view.app, body.app);
   setMessage(view.reason, reason);
   setMessage(view.status, "");
   setMessage(view.smsLine, "");
@@ -93,6 +99,7 @@ function showDead(r, message) {
   const { view } = r;
   view.code.hidden = true;
   view.sms.hidden = true;
+  hideAppOffer(view.app);
   setMessage(view.smsLine, "");
   setMessage(view.status, "");
   setMessage(view.reason, message);
@@ -112,7 +119,12 @@ async function renew(r, reason) {
   const body = result.body;
   if (result.status === 201 && typeof body.url === "string" && typeof body.number === "string" && typeof body.qr_svg === "string") {
     showLink(r, body, reason);
+    if (r.blocked) unblock(r);
     return true;
+  }
+  if (result.code === "rate_limited") {
+    block(r, Number(result.retryAfter) || 60, true); // still in the pause after a report
+    return false;
   }
   if (result.code === "signin_required" || result.code === "verification_closed") {
     backToSteps(r);
@@ -121,6 +133,7 @@ async function renew(r, reason) {
   setMessage(view.status, "");
   setMessage(view.error, messageFor(result, "continuation"));
   view.fresh.hidden = false;
+  if (r.blocked) blockedError(messageFor(result, "continuation")); // the panel is out of sight
   return false;
 }
 
@@ -136,6 +149,40 @@ async function textLink(r) {
   if (result.code === "continuation_invalid") return renew(r, strings.continuation.replaced);
   if (result.code === "signin_required" || result.code === "verification_closed") return backToSteps(r);
   return setMessage(view.error, messageFor(result, "sms"));
+}
+
+/** "Continue in the app": the code stays, the phone still matches its number. */
+async function askApp(r) {
+  const { view } = r;
+  setMessage(view.error, "");
+  const result = await requestApp(view.app, r.controller && r.controller.signal);
+  if (!r.active || result.status === 202) return undefined;
+  // No live code any more (opened, burnt, expired): a new one, as for a text message.
+  if (result.code === "no_continuation_requested" || result.code === "continuation_invalid") {
+    return renew(r, strings.continuation.replaced);
+  }
+  if (result.code === "signin_required" || result.code === "verification_closed") return backToSteps(r);
+  return setMessage(view.error, result.status === 0 ? messageFor(result) : strings.continuation.appFailed);
+}
+
+// --- after "This wasn't me" on the phone ---------------------------------------------------
+
+/** The blocked screen, counting down `seconds` (`exact`: a refused create's Retry-After, else a
+ *  poll's blocked_seconds); its button makes the new code. */
+function block(r, seconds, exact = false) {
+  r.blocked = true;
+  stopCamera();
+  showBlocked(seconds, async () => {
+    if (await renew(r, "")) follow(r);
+  }, (error) => hereButton(r, error), exact);
+}
+
+/** A new code after the pause: back to the panel. */
+function unblock(r) {
+  r.blocked = false;
+  endBlocked();
+  show("step");
+  focusHeading(r.view.root);
 }
 
 /** "Continue on this device instead": ends a link not yet used (a phone already signed in keeps
@@ -180,8 +227,10 @@ function buildPanel(r) {
     smsLine: h("p", { role: "status", hidden: true }),
     error: errorLine(),
     fresh: h("button", { type: "button", hidden: true }, text.newCode),
+    app: buildAppOffer(),
   };
   view.sms.addEventListener("click", () => textLink(r));
+  view.app.button.addEventListener("click", () => askApp(r));
   view.fresh.addEventListener("click", async () => {
     if (await renew(r, "")) follow(r);
   });
@@ -189,7 +238,8 @@ function buildPanel(r) {
     "aria-labelledby": "continuation-title" },
     heading(text.title, "continuation-title"), view.note, view.reason,
     h("ol", { className: "how" }, h("li", {}, text.scan), h("li", {}, text.pick)),
-    view.code, h("p", { className: "muted" }, text.validFor), view.status, view.sms, view.smsLine, view.error,
+    view.code, h("p", { className: "muted" }, text.validFor), view.status, view.app.button, view.app.line,
+    view.sms, view.smsLine, view.error,
     view.fresh, hereButton(r, view.error));
   return view;
 }
@@ -209,7 +259,7 @@ function place(r, screen) {
 async function begin(screen, state, actions, mode) {
   end(run);
   const r = {
-    state, actions, mode, active: true, matched: false, leaving: false, following: false,
+    state, actions, mode, active: true, matched: false, leaving: false, following: false, blocked: false,
     controller: typeof AbortController === "function" ? new AbortController() : null, secret: "", expiresAt: null,
   };
   r.view = buildPanel(r);
@@ -223,56 +273,15 @@ async function begin(screen, state, actions, mode) {
 
 // --- while the phone works ---------------------------------------------------------------
 
-function stepLine(name, status) {
-  const done = status === "completed";
-  return [`${name}: `, h("span", { className: done ? "state" : "state muted" }, strings.stepStates[done ? "completed" : "pending"])];
-}
-
-/** The steps and how far the phone got, changed in place (the list is a live region). */
-function updateList(r, steps) {
-  const list = r.list;
-  const types = new Map(r.state.steps.map((step) => [step.id, step.type]));
-  if (!list.items.size) {
-    for (const step of steps) {
-      const item = h("li", { dataset: { testid: "elsewhere-step", step: step.id } });
-      list.items.set(step.id, item);
-      list.element.append(item);
-    }
-  }
-  for (const step of steps) {
-    const item = list.items.get(step.id);
-    if (!item || item.dataset.status === step.status) continue;
-    item.dataset.status = step.status;
-    item.className = step.status === "completed" ? "completed" : "";
-    item.replaceChildren(...stepLine(strings.stepNames[types.get(step.id)] || step.id, step.status));
-  }
-  const done = steps.filter((step) => step.status === "completed").length;
-  list.count.textContent = strings.continuation.elsewhereCount(done, steps.length);
-}
-
-function buildElsewhere(r) {
-  const text = strings.continuation;
-  const section = document.getElementById("elsewhere");
-  const error = errorLine();
-  const list = {
-    items: new Map(),
-    count: h("p", { className: "progress" }),
-    element: h("ul", { className: "checklist", "aria-live": "polite", "aria-label": text.stepsLabel }),
-  };
-  section.replaceChildren(heading(text.elsewhereTitle, "elsewhere-title"), h("p", {}, text.elsewhereIntro),
-    list.count, list.element, error, hereButton(r, error));
-  return list;
-}
-
 function showElsewhere(r, steps) {
   stopCamera();
   if (!r.matched) {
     r.matched = true;
     r.view.root.remove();
-    r.list = buildElsewhere(r);
+    r.list = buildProgress((error) => hereButton(r, error));
   }
   if (steps) r.steps = steps;
-  updateList(r, r.steps || r.state.steps);
+  updateProgress(r.list, r.steps || r.state.steps, r.state.steps);
   if (document.body.dataset.state !== "elsewhere") {
     show("elsewhere");
     focusHeading(document.getElementById("elsewhere"));
@@ -295,6 +304,12 @@ async function handle(r, answer) {
   if (r.matched || (link && link.status === "matched")) return showElsewhere(r, steps);
   if (!link) return undefined;
   const text = strings.continuation;
+  // "This wasn't me" on the phone: the link this page shows (an older answer about a link
+  // already replaced here says nothing new).
+  if (link.status === "reported") {
+    return !r.expiresAt || sameLink(link.expires_at, r.expiresAt) ? block(r, answer.blocked_seconds) : undefined;
+  }
+  if (r.blocked) return undefined; // the new code comes when the user asks for it
   // Another window made a newer link, or ended this one: no new one by itself (two windows
   // would take turns replacing each other's), but one on request.
   if (!sameLink(link.expires_at, r.expiresAt) || link.status === "revoked") return showDead(r, text.stale);
@@ -308,7 +323,8 @@ async function handle(r, answer) {
   if (link.status === "opened") {
     setMessage(r.view.status, text.opened);
     setMessage(r.view.smsLine, "");
-    r.view.sms.hidden = true; // an opened link cannot be texted any more
+    r.view.sms.hidden = true; // an opened link cannot be texted (or sent to the app) any more
+    hideAppOffer(r.view.app);
     r.view.fresh.hidden = false; // not the user's phone? a new code shuts it out
   }
   return undefined;

@@ -6,7 +6,7 @@ import { stopCamera } from "./camera.js";
 import { setMessage } from "./dom.js";
 import { renderDone } from "./done.js";
 import { stopFollowing } from "./elsewhere.js";
-import { openContinuation, resumeMatch, setUpMatch, showOpened } from "./match.js";
+import { hasPrompt, openContinuation, resumeMatch, setUpMatch, showOpened } from "./match.js";
 import { messageFor } from "./messages.js";
 import { renderResubmission, reopenedSteps } from "./resubmission.js";
 import { show } from "./screens.js";
@@ -97,6 +97,13 @@ function takeSecret(name) {
   return secret;
 }
 
+/** After a handoff's exchange: the number to match first when it joined the computer's
+ *  continuation (the customer's app), else the journey (signed in, or the sign-in). */
+async function afterHandoff(exchanged) {
+  if (exchanged && hasPrompt(exchanged)) return showOpened(exchanged, "");
+  return load();
+}
+
 /** A handoff or continuation opened on top of the open journey changes only the fragment (no
  *  reload, so no fragment.js): strip it and use it here. */
 function watchForLateHandoffs() {
@@ -113,8 +120,7 @@ function watchForLateHandoffs() {
       await showOpened(await openContinuation(continuation), continuation);
       return;
     }
-    await exchangeHandoff(secret);
-    await load();
+    await afterHandoff(await exchangeHandoff(secret));
   });
 }
 
@@ -138,16 +144,20 @@ async function start() {
   // Back (from DigiLocker, say) through the back/forward cache: the state may have moved on
   // (not while choosing a continuation's number: that comes before any state).
   window.addEventListener("pageshow", (event) => {
-    if (event.persisted && document.body.dataset.state !== "match") load();
+    if (event.persisted && !["match", "reported"].includes(document.body.dataset.state)) load();
   });
   retry.addEventListener("click", () => load());
   show("loading");
   setUpSignIn(show, load);
   // After the right number the journey goes on as after a handoff; else sign in as usual.
   setUpMatch(() => load(), (message) => load(message, undefined, message));
-  await exchanged;
+  const handed = await exchanged;
   if (opened) {
     await showOpened(await opened, continuation);
+    return;
+  }
+  if (handed && hasPrompt(handed)) {
+    await showOpened(handed, "");
     return;
   }
   if (!secret && resumeMatch()) return;

@@ -2,7 +2,7 @@
 
 const screens = {
   loading: "loading", signin: "signin", otp: "otp", step: "steps", submitted: "done", closed: "done",
-  match: "match", elsewhere: "elsewhere", resubmission: "resubmission",
+  match: "match", reported: "match", elsewhere: "elsewhere", blocked: "blocked", resubmission: "resubmission",
 };
 
 export function show(state) {

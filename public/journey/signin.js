@@ -4,10 +4,12 @@ import { setMessage } from "./dom.js";
 import { messageFor } from "./messages.js";
 import { strings } from "./strings.js";
 
-/** Trades a handoff secret for a session cookie. Failure is silent: the user signs in instead. */
-export async function exchangeHandoff(secret) {
-  const result = await call("POST", "/session", { handoff: secret });
-  return result.status === 200;
+/** Trades a handoff secret for a session cookie; resolves to the call's result. Failure is
+ *  silent: the user signs in instead. A handoff the customer minted for its own app to join the
+ *  computer's continuation answers `{"status": "match", "matching", …}` and a claim cookie
+ *  instead: the number comes first (match.js `hasPrompt`, `showOpened`). */
+export function exchangeHandoff(secret) {
+  return call("POST", "/session", { handoff: secret });
 }
 
 function showError(message) {

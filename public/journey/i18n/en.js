@@ -142,6 +142,30 @@ export default {
     wrongPick: "That was not the number. Scan the new code on your computer.",
     openFailed: "We could not open this link just now. Please try again.",
     matchFailed: "We could not check the number just now. Please try again.",
+    // Continuing in the customer's own app (the computer's button and what follows).
+    app: (name) => `Continue in the ${name} app`,
+    appSent: (name) => `Open the notification from the ${name} app on your phone. It will ask for the number shown here.`,
+    appFailed: "We could not reach the app just now. Please try again.",
+    // The computer after the phone said "This wasn't me".
+    blockedTitle: "We stopped that request",
+    blockedIntro: "Someone who was not you may have opened the link to continue on a phone. That link no longer works, and they cannot go on with it.",
+    blockedWait: (seconds) => `For your safety, no new code can be made for ${seconds === 1 ? "1 second" : `${seconds} seconds`}.`,
+    blockedReady: "You can make a new code now. Scan it only with your own phone.",
+    // The phone: typing the number, where the request came from, and "This wasn't me".
+    typeTitle: "Type the number on your computer screen",
+    typeIntro: "To be sure it is you, type the two-digit number your computer shows next to the code.",
+    typeLabel: "Number on your computer",
+    typeSubmit: "Continue",
+    typeShape: "Type the two digits your computer shows.",
+    context: ({ browser, os, time }) => {
+      const from = browser && os ? ` from ${browser} on ${os}` : browser ? ` from ${browser}` : os ? ` from a browser on ${os}` : "";
+      return `Requested${from}${time ? ` at ${time}` : ""}.`;
+    },
+    report: "This wasn't me",
+    reportedTitle: "Request stopped",
+    reported: "Thank you for telling us. The request was stopped and its link no longer works. Nothing else will happen: you can close this page.",
+    reportEnded: "This request had already ended, so its link no longer works. Nothing else will happen: you can close this page.",
+    reportFailed: "We could not stop the request just now. Please try again.",
   },
   quality: {
     reasons: {
