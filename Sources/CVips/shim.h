@@ -164,3 +164,21 @@ static inline void *hosted_vips_pixels(VipsImage *in, size_t *length) {
 
 /// Clears libvips' error text for this thread (a failure already reported another way).
 static inline void hosted_vips_discard_error(void) { vips_error_clear(); }
+
+// --- Account logos (see HostedImaging/VipsLogoNormalizer) -------------------------------------
+
+/// Decodes the image, applies its EXIF orientation and shrinks it to fit `max_width` ×
+/// `max_height` (never enlarges). `loader_options` as for hosted_vips_decode_oriented. NULL on error.
+static inline VipsImage *hosted_vips_decode_fit(const void *bytes, size_t length, int max_width, int max_height,
+                                                const char *loader_options) {
+    VipsImage *out = NULL;
+    if (vips_thumbnail_buffer((void *)bytes, length, &out, max_width, "height", max_height, "size", VIPS_SIZE_DOWN,
+                              "option_string", loader_options, NULL)) return NULL;
+    return out;
+}
+
+/// Encodes a PNG with no metadata at all (EXIF, XMP, ICC, text chunks stripped), alpha kept. The
+/// buffer is g_malloc'ed: free it with hosted_vips_free. 0 on success.
+static inline int hosted_vips_png(VipsImage *in, void **bytes, size_t *length) {
+    return vips_pngsave_buffer(in, bytes, length, "strip", TRUE, "compression", 9, NULL);
+}

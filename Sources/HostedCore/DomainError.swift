@@ -24,4 +24,6 @@ public enum DomainError: Error, Equatable, Sendable {
     /// Something the request needs is not available (an SMS relay, DigiLocker, the database);
     /// worth retrying after `retryAfterSeconds` when there is one.
     case unavailable(detail: String, code: ProblemCode, retryAfterSeconds: Int?)
+    /// The body is not of a type this request takes (a logo that is not a PNG or JPEG).
+    case unsupportedMediaType(detail: String)
 }

@@ -24,6 +24,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case imageInvalid = "image_invalid"
     /// Completing a step whose workflow requires passing photos while one fails.
     case captureQuality = "capture_quality"
+    /// A body of a type the request does not take (a logo that is not a PNG or JPEG).
+    case unsupportedMediaType = "unsupported_media_type"
     // Idempotency and handoffs
     case idempotencyKeyInUse = "idempotency_key_in_use"
     case idempotencyKeyReused = "idempotency_key_reused"

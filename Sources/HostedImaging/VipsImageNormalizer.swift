@@ -68,18 +68,19 @@ public struct VipsImageNormalizer: ImageNormalizer {
         return try result.get()
     }
 
-    private static func failure(_ stage: String) -> ImageRejected {
+    /// libvips' error text for this thread (then cleared), or `stage` when it has none.
+    static func failure(_ stage: String) -> ImageRejected {
         var text = [CChar](repeating: 0, count: 512)
         hosted_vips_take_error(&text, text.count)
         let detail = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return ImageRejected(detail.isEmpty ? stage : "\(stage): \(detail.trimmingCharacters(in: .whitespacesAndNewlines))")
     }
 
-    /// libvips is started once per process, on first use.
-    private static let started = Start()
+    /// libvips is started once per process, on first use (by any of the adapters over it).
+    static let started = Start()
 
     /// `@unchecked Sendable`: `done` is only touched while holding `lock`.
-    private final class Start: @unchecked Sendable {
+    final class Start: @unchecked Sendable {
         private let lock = NSLock()
         private var outcome: Bool?
 

@@ -16,6 +16,7 @@ enum Commands {
           serve                       run migrations, then serve HTTP until SIGINT/SIGTERM
           migrate                     apply pending database migrations and exit
           accounts create --name N    create an account; prints {"account_id", "api_key"} once
+          accounts update --account ID …   the account's branding (display name, colour, support URL, logo)
           keys create --account ID    add an API key to an account (rotation without downtime)
           keys revoke KEY_ID          revoke an API key (refused everywhere within a second)
           return-urls list|add|remove --account ID …   an account's registered return URLs
@@ -51,10 +52,17 @@ enum Commands {
 
     static let accountsHelp = """
         Usage: hosted accounts create --name NAME [--database-url URL]
+               hosted accounts update --account ID [--display-name N] [--accent-color C] [--support-url U] [--logo FILE]
 
         Creates an account and its first API key and prints, on stdout, one JSON object:
           {"account_id": "acct_…", "api_key": "sk_…"}
         This is the only time the key is shown: only its SHA-256 hash is stored.
+
+        update sets the branding the account's users see (docs/branding.md) with the API's rules:
+        a display name of 1 to 60 characters, an accent colour #rrggbb, an https support URL, a
+        PNG or JPEG logo of at most 1 MB (re-encoded to a PNG at most 256 px high). An empty
+        value ("") clears a field, --logo "" removes the logo. Prints the account as
+        GET /v1/account shows it.
         """
 
     static let keysHelp = """
@@ -159,8 +167,9 @@ enum Commands {
     // MARK: accounts, keys
 
     static func accounts(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
-        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--name"])
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: brandingOptions.union(["--name"]))
         if parsed.wantsHelp { print(accountsHelp); return 0 }
+        if parsed.positionals == ["update"] { return try updateAccount(parsed) }
         guard parsed.positionals == ["create"] else { return usageError(accountsHelp) }
         guard let name = parsed.options["--name"] else { throw CommandLineArguments.UsageError(description: "--name is required") }
         let (database, accounts) = try openAccounts(parsed.configuration)
@@ -332,6 +341,7 @@ enum Commands {
         case .rateLimited(let detail, _): detail
         case .gone(let detail, _): detail
         case .unavailable(let detail, _, _): detail
+        case .unsupportedMediaType(let detail): detail
         }
     }
 }

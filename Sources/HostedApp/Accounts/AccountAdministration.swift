@@ -10,9 +10,11 @@ public struct AccountAdministration: Sendable {
     let accounts: AccountStore
     let registry: ReturnURLRegistry
     let workflows: WorkflowStore
+    let database: any Database
 
     public init(database: any Database, devMode: Bool, clock: any WallClock = SystemWallClock(),
                 random: any RandomSource = SecureRandom()) {
+        self.database = database
         accounts = AccountStore(database: database)
         registry = ReturnURLRegistry(store: ReturnURLStore(database: database), policy: ReturnURLPolicy(devMode: devMode),
                                      random: random, clock: clock)

@@ -34,8 +34,10 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                     clock: clock, random: random)
     let webhooks = base.makeWebhooks()
     let analytics = base.makeAnalytics()
+    let branding = try base.makeBranding()
+    let accountRoutes = AccountRoutes(branding: branding)
     routes.group(base.apiKeys) { routes in
-        AccountRoutes().register(in: &routes)
+        accountRoutes.register(in: &routes)
         WorkflowRoutes(guards: base.guards, service: WorkflowService(workflows: base.workflows, clock: clock,
                                                                     devMode: configuration.devMode)).register(in: &routes)
         ReturnURLRoutes(guards: base.guards, registry: base.registry).register(in: &routes)
@@ -54,6 +56,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                  publicURL: configuration.publicURL, clock: clock, random: random)
     try base.registerConsole(console, decisions: decisions, in: &routes)
     base.registerAnalytics(analytics, console: console, in: &routes)
+    base.registerBranding(branding, console: console, accounts: accountRoutes, in: &routes)
     if configuration.devMode { base.registerDev(in: &routes) }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: base.accounts,

@@ -38,7 +38,8 @@ extension Foundations {
         }
         let box = SecretBox.derive(from: secretKey.bytes(), label: "hosted/sms-queue/v1")
         let background = BackgroundWork(
-            sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: box, clock: clock, log: log, metrics: metrics),
+            sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: box, clock: clock, log: log, metrics: metrics,
+                             senderName: BrandingService.senderNames(database: database)),
             verifications: verifications, pruning: PruningStore(database: database), clock: clock, log: log,
             sweepInterval: configuration.sweepIntervalSeconds)
         return Messaging(sender: sender, box: box, signInStore: signInStore, background: background)

@@ -15,6 +15,8 @@ struct SMSDelivery: Sendable {
     let log: any ServerLog
     /// Sends by result.
     var metrics: Metrics? = nil
+    /// The name a verification's texts begin with (its account's display name), if any.
+    var senderName: @Sendable (String) -> String? = { _ in nil }
 
     /// A code is good for 10 minutes; three tries within the first minute are worth making.
     static let retryDelays: [TimeInterval] = [5, 20]
@@ -57,7 +59,9 @@ struct SMSDelivery: Sendable {
                 return
             }
             do {
-                try sender.send(to: message.to, body: message.body, verificationID: queued.verificationID)
+                // Every text names who is asking ("Acme Bank: 123456 is your…"), whoever queued it.
+                let body = senderName(queued.verificationID).map { "\($0): \(message.body)" } ?? message.body
+                try sender.send(to: message.to, body: body, verificationID: queued.verificationID)
                 count("sent")
                 try queue.remove(id: queued.id)
             } catch {

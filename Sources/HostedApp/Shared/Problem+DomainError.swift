@@ -29,6 +29,8 @@ extension Problem {
             self.init(status: 410, code: code, title: "Gone", detail: detail)
         case .unavailable(let detail, let code, let retryAfter):
             self.init(status: 503, code: code, title: "Service Unavailable", detail: detail, retryAfter: retryAfter)
+        case .unsupportedMediaType(let detail):
+            self.init(status: 415, code: .unsupportedMediaType, title: "Unsupported Media Type", detail: detail)
         }
     }
 
