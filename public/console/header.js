@@ -1,5 +1,6 @@
 // The header's signed-in part: who is signed in, the console's navigation, and signing out.
 import { call } from "./api.js";
+import { clearBrand, showBrand } from "../common/brand.js";
 import { h } from "./dom.js";
 import { roleName } from "./format.js";
 import { consoleHref } from "./links.js";
@@ -25,6 +26,7 @@ export function renderHeader(operator, page) {
   }
   const signout = h("button", { type: "button", className: "secondary small", dataset: { testid: "signout" } }, strings.header.signout);
   signout.addEventListener("click", () => signOut(signout));
+  renderBrand();
   document.getElementById("session-area").replaceChildren(
     h("nav", { className: "console-nav", "aria-label": strings.header.navLabel }, h("ul", {}, links)),
     h("div", { className: "who" },
@@ -37,7 +39,15 @@ export function renderHeader(operator, page) {
   );
 }
 
-/** Signed out: no navigation, no name, no sign-out button. */
+/** The operator's account's name and logo beside the console's title (its colours are not
+ *  used here: the console keeps its own look). */
+async function renderBrand() {
+  const brand = await call("GET", "/brand");
+  if (brand.status === 200) showBrand({ display_name: brand.body.display_name, logo_url: brand.body.logo_url });
+}
+
+/** Signed out: no navigation, no name, no sign-out button, no brand. */
 export function clearHeader() {
+  clearBrand();
   document.getElementById("session-area").replaceChildren();
 }

@@ -2,6 +2,7 @@
 // number, else mobile + code), then shows the verification's steps while it is open, its
 // outcome after. fragment.js has already taken the handoff or continuation secret.
 import { call } from "./api.js";
+import { applyBrand, fetchBrand } from "./brand.js";
 import { stopCamera } from "./camera.js";
 import { setMessage } from "./dom.js";
 import { renderDone } from "./done.js";
@@ -131,6 +132,7 @@ async function start() {
   const opened = continuation ? openContinuation(continuation) : null;
   const setback = takeDigilockerSetback();
   const exchanged = secret ? exchangeHandoff(secret) : null;
+  const brand = fetchBrand();
   const retry = document.getElementById("load-retry");
   try {
     await loadStrings();
@@ -140,6 +142,7 @@ async function start() {
     return;
   }
   translatePage();
+  applyBrand(await brand);
   watchForLateHandoffs();
   // Back (from DigiLocker, say) through the back/forward cache: the state may have moved on
   // (not while choosing a continuation's number: that comes before any state).

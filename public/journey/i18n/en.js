@@ -2,6 +2,7 @@
 export default {
   page: {
     title: "Verify your identity",
+    help: "Help",
     loading: "Loading…",
     signinTitle: "Sign in",
     signinIntro: "Enter the mobile number you gave us. We will text you a 6-digit code.",
@@ -19,6 +20,8 @@ export default {
     matchTitle: "Which number is on your computer screen?",
     matchIntro: "To be sure it is you, choose the number your computer shows next to the code you scanned.",
   },
+  /** The page title when the account has a display name (issue 44). */
+  brandedTitle: (name) => `${name}: verify your identity`,
   sendFailed: "We could not send the code just now. Please try again.",
   waitBeforeResend: (seconds) => `Please wait ${seconds} seconds before asking for another code.`,
   badNumber: "Enter the mobile number with its country code, e.g. +91 98765 43210.",

@@ -2,6 +2,7 @@
 export default {
   page: {
     title: "अपनी पहचान सत्यापित करें",
+    help: "सहायता",
     loading: "लोड हो रहा है…",
     signinTitle: "साइन इन करें",
     signinIntro: "वह मोबाइल नंबर डालें जो आपने हमें दिया था। हम आपको 6 अंकों का कोड SMS करेंगे।",
@@ -19,6 +20,8 @@ export default {
     matchTitle: "आपकी कंप्यूटर स्क्रीन पर कौन-सा नंबर है?",
     matchIntro: "यह पक्का करने के लिए कि यह आप ही हैं, वही नंबर चुनें जो आपके कंप्यूटर पर स्कैन किए गए कोड के पास दिख रहा है।",
   },
+  /** The page title when the account has a display name (issue 44). */
+  brandedTitle: (name) => `${name}: अपनी पहचान सत्यापित करें`,
   sendFailed: "अभी कोड नहीं भेजा जा सका। कृपया फिर कोशिश करें।",
   waitBeforeResend: (seconds) => `नया कोड माँगने से पहले ${seconds} सेकंड रुकें।`,
   badNumber: "मोबाइल नंबर देश कोड के साथ डालें, जैसे +91 98765 43210",
