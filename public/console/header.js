@@ -18,9 +18,10 @@ async function signOut(button) {
   location.assign(consoleHref("/console"));
 }
 
-/** Shows `operator` ({email, role}) as signed in; `page` (queue, detail, operators) is current. */
+/** Shows `operator` ({email, role}) as signed in; `page` (queue, detail, operators, analytics) is current. */
 export function renderHeader(operator, page) {
-  const links = [navLink("nav-queue", consoleHref("/console"), strings.header.queue, page === "queue")];
+  const links = [navLink("nav-queue", consoleHref("/console"), strings.header.queue, page === "queue"),
+    navLink("nav-analytics", consoleHref("/console/analytics"), strings.header.analytics, page === "analytics")];
   if (operator.role === "admin") {
     links.push(navLink("nav-operators", consoleHref("/console/operators"), strings.header.operators, page === "operators"));
   }

@@ -3,6 +3,8 @@
 //   /console/setup              a new operator's setup (fragment.js took its token already)
 //   /console/verifications/ID   one verification: its data, timeline, notes and the decision
 //   /console/operators          the account's operators (administrators only)
+//   /console/analytics          journey analytics: where users drop off
+import { renderAnalytics } from "./analytics.js";
 import { call, signedOut, whenSignInRequired } from "./api.js";
 import { setUpFullImage } from "./artifacts.js";
 import { renderDetail } from "./detail.js";
@@ -25,6 +27,7 @@ function currentPath() {
 function pageOf(path) {
   if (path === "/console") return { page: "queue" };
   if (path === "/console/operators") return { page: "operators" };
+  if (path === "/console/analytics") return { page: "analytics" };
   const match = path.match(/^\/console\/verifications\/([^/]+)$/);
   if (match) {
     try {
@@ -60,6 +63,7 @@ async function route() {
   if (page === "queue") await renderQueue(ctx);
   else if (page === "detail") await renderDetail(ctx, id);
   else if (page === "operators") await renderOperators(ctx);
+  else if (page === "analytics") await renderAnalytics(ctx);
   else showPageError(strings.errors.pageNotFound);
 }
 

@@ -3,7 +3,7 @@ import { strings } from "./strings.js";
 
 const sections = {
   loading: "loading", signin: "signin", setup: "setup", "setup-done": "setup-done",
-  queue: "queue", detail: "detail", operators: "operators", error: "error-screen",
+  queue: "queue", detail: "detail", operators: "operators", analytics: "analytics", error: "error-screen",
 };
 
 /** Shows `state`'s section, or `section` when a state borrows another's (the setup page's

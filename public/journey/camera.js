@@ -1,4 +1,6 @@
 // The camera: one live stream at a time, stopped whenever the page leaves a photo step.
+import { reportSignal } from "./signals.js";
+
 let current = null;
 let generation = 0; // bumped by every stop, so that a stream arriving late is not kept
 
@@ -16,7 +18,10 @@ export function cameraProblem(error) {
  *  else the `strings.camera` key of the problem. */
 export async function startCamera(video, facingMode) {
   stopCamera();
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return "unsupported";
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    reportSignal("camera_unavailable");
+    return "unsupported";
+  }
   const ticket = generation;
   try {
     const stream = await navigator.mediaDevices.getUserMedia({
@@ -31,6 +36,7 @@ export async function startCamera(video, facingMode) {
     await video.play().catch(() => {});
     return null;
   } catch (error) {
+    reportSignal("camera_unavailable");
     return cameraProblem(error);
   }
 }

@@ -11,6 +11,7 @@ import { journeySteps } from "./resubmission.js";
 import { renderReview } from "./review.js";
 import { show } from "./screens.js";
 import { strings } from "./strings.js";
+import { reportSignal } from "./signals.js";
 
 const renderers = { profile: renderProfile, digilocker: renderDigilocker };
 for (const type of PHOTO_STEPS) renderers[type] = renderPhotos;
@@ -84,4 +85,7 @@ export function renderJourney(state, actions, notice, setback) {
   show("step");
   focusHeading(area);
   offerContinuation(screen, state, actions, current);
+  if (current) reportSignal("step_viewed", current.id);
+  const elsewhere = screen.querySelector('[data-testid="continue-elsewhere"]');
+  if (elsewhere) elsewhere.addEventListener("click", () => reportSignal("continued_elsewhere"));
 }

@@ -50,11 +50,13 @@ struct AnalyticsRoutes {
 
     func registerConsole(in routes: inout Router.Builder) {
         routes.add("GET", "/console/api/analytics/funnel") { request, context in
-            try funnel(request, accountID: try context.signedInOperator().accountID)
+            let accountID = try context.signedInOperator().accountID
+            return try funnel(request, accountID: accountID, workflows: try service.workflowKeys(accountID: accountID))
         }
     }
 
-    private func funnel(_ request: Request, accountID: ObjectID) throws -> Response {
+    /// `workflows` (the console's): the account's workflow keys, added for the page's filter.
+    private func funnel(_ request: Request, accountID: ObjectID, workflows: [String]? = nil) throws -> Response {
         var errors = request.query.filter { !["workflow", "from", "to"].contains($0.name) }
             .map { FieldError(field: $0.name, message: "is not a known parameter") }
         let workflow = request.queryValue("workflow").flatMap { $0.isEmpty ? nil : $0 }
@@ -64,13 +66,13 @@ struct AnalyticsRoutes {
         let range = service.range(from: request.queryValue("from"), to: request.queryValue("to"), errors: &errors)
         guard errors.isEmpty, let range else { throw DomainError.invalidRequest(detail: "The query is not valid.", errors: errors) }
         let funnel = try service.funnel(accountID: accountID, workflowKey: workflow, range: range)
-        var response = Response.json(bytes: Self.json(funnel, range: range, workflow: workflow))
+        var response = Response.json(bytes: Self.json(funnel, range: range, workflow: workflow, workflows: workflows))
         response.headers.add("Cache-Control", "no-store")
         return response
     }
 
     /// `{"object": "analytics.funnel", "from", "to", "workflow", "stages", "steps", "retakes", "devices"}`.
-    static func json(_ funnel: JourneyFunnel, range: AnalyticsRange, workflow: String?) -> [UInt8] {
+    static func json(_ funnel: JourneyFunnel, range: AnalyticsRange, workflow: String?, workflows: [String]? = nil) -> [UInt8] {
         var object = JSONText.Object()
         object.string("object", "analytics.funnel")
         object.string("from", range.from.text)
@@ -97,6 +99,7 @@ struct AnalyticsRoutes {
             item.int("opened", device.opened)
             item.int("submitted", device.submitted)
         }
+        if let workflows { object.strings("workflows", workflows) }
         return object.finish()
     }
 }

@@ -111,6 +111,11 @@ final class AnalyticsService: @unchecked Sendable {
         return try store.funnel(accountID: accountID.rawValue, workflowKey: workflowKey, range: range)
     }
 
+    /// The account's workflow keys (the console's filter offers them).
+    func workflowKeys(accountID: ObjectID) throws -> [String] {
+        try store.workflowKeys(accountID: accountID.rawValue)
+    }
+
     /// The range a query asks for (UTC days, the last 30 by default), or its field errors.
     func range(from: String?, to: String?, errors: inout [FieldError]) -> AnalyticsRange? {
         AnalyticsRange.parse(from: from, to: to, today: AnalyticsDay(clock.now()), errors: &errors)

@@ -117,6 +117,11 @@ public struct AnalyticsStore: Sendable {
         }
     }
 
+    /// The account's workflow keys, for the console's filter.
+    public func workflowKeys(accountID: String) throws -> [String] {
+        try database.query("SELECT DISTINCT key FROM workflows WHERE account_id = \(accountID) ORDER BY key").map { row in try row.string("key") }
+    }
+
     /// The step id of a `verification.step_completed` event's data.
     static func stepID(in data: String) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else { return nil }
