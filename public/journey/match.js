@@ -31,14 +31,15 @@ function validChoices(options) {
   return Array.isArray(options) && options.length > 1 && options.every((option) => typeof option === "string" && TWO_DIGITS.test(option));
 }
 
-/** The server's answer (or the kept copy) as {matching, options, context}; null when unusable.
- *  An answer without `matching` is the older `{options}`: a choice. */
-function promptOf(body) {
+/** The server's answer (or the kept copy) as {matching, options, context, app}; null when
+ *  unusable. An answer without `matching` is the older `{options}`: a choice. `app`: opened by the
+ *  customer's app (a handoff), not by scanning the code. */
+function promptOf(body, app = body && body.app === true) {
   if (!body || typeof body !== "object") return null;
   const context = cleanContext(body.context);
-  if (body.matching === "type") return { matching: "type", context };
+  if (body.matching === "type") return { matching: "type", context, app };
   if ((body.matching === undefined || body.matching === "choose") && validChoices(body.options)) {
-    return { matching: "choose", options: body.options, context };
+    return { matching: "choose", options: body.options, context, app };
   }
   return null;
 }
@@ -181,7 +182,7 @@ function offer(prompt) {
   const { screen, title, intro, context, error, retry, report } = elements();
   const typed = prompt.matching === "type";
   title.textContent = typed ? strings.continuation.typeTitle : strings.page.matchTitle;
-  intro.textContent = typed ? strings.continuation.typeIntro : strings.page.matchIntro;
+  intro.textContent = typed ? strings.continuation.typeIntro : prompt.app ? strings.continuation.appIntro : strings.page.matchIntro;
   setMessage(context, contextLine(prompt.context));
   setMessage(error, "");
   retry.hidden = true;
@@ -201,13 +202,14 @@ export function openContinuation(secret) {
 /** True when `result` (of openContinuation, or of a handoff for the customer's app) carries
  *  a question for this device. */
 export function hasPrompt(result) {
-  return result.status === 200 && promptOf(result.body) !== null;
+  return result.status === 200 && promptOf(result.body, true) !== null;
 }
 
-/** Shows the answer of openContinuation(secret), or a handoff's `{"status": "match", …}`: the
- *  question, or why not (with "Try again" when the network failed, else the sign-in). */
+/** Shows the answer of openContinuation(secret), or (no secret) a handoff's
+ *  `{"status": "match", …}`: the question, or why not (with "Try again" when the network failed,
+ *  else the sign-in). */
 export async function showOpened(result, secret) {
-  const prompt = result.status === 200 ? promptOf(result.body) : null;
+  const prompt = result.status === 200 ? promptOf(result.body, !secret) : null;
   if (prompt) {
     unopened = "";
     keep(prompt);

@@ -93,6 +93,7 @@ WORDS = {
         "blocked_wait": re.compile(r"For your safety, no new code can be made for (\d+) seconds?\."),
         "blocked_ready": "You can make a new code now. Scan it only with your own phone.",
         "app": f"Continue in the {APP_NAME} app",
+        "app_intro": "To be sure it is you, choose the number your computer shows next to the code.",
         "app_sent": f"Open the notification from the {APP_NAME} app on your phone. It will ask for the number shown here.",
         "continued": "Done. Go back to your computer to finish.",
         "wrong_pick": "That was not the number. Scan the new code on your computer.",
@@ -529,6 +530,7 @@ def test_continue_in_the_app(desktops, browsers, acme, receiver, return_page, re
     assert wait_for_settled_state(handset) == "match"
     assert "handoff" not in handset.current_url, "the handoff secret stayed in the address bar"
     buttons = match_options(handset)
+    assert handset.find_element(By.ID, "match-intro").text.strip() == WORDS["en"]["app_intro"], "the phone speaks of a scanned code"
     line = text_of(visible(handset, "continuation-context"))
     assert line.startswith("Requested from Chrome"), line
     shot(handset, "phone-app-match")

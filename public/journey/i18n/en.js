@@ -155,6 +155,7 @@ export default {
     blockedWait: (seconds) => `For your safety, no new code can be made for ${seconds === 1 ? "1 second" : `${seconds} seconds`}.`,
     blockedReady: "You can make a new code now. Scan it only with your own phone.",
     // The phone: typing the number, where the request came from, and "This wasn't me".
+    appIntro: "To be sure it is you, choose the number your computer shows next to the code.",
     typeTitle: "Type the number on your computer screen",
     typeIntro: "To be sure it is you, type the two-digit number your computer shows next to the code.",
     typeLabel: "Number on your computer",
