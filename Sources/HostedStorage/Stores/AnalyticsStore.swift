@@ -4,7 +4,8 @@ import HostedCore
 /// The journey's counts (`journey_counts`, aggregates only) and the first-view times the
 /// funnel needs (`journey_firsts`); the funnel itself is read from these and from what the
 /// verification and its events already hold. Every write is one statement, so any number of
-/// threads and processes count at once without losing an update.
+/// threads and processes count at once without losing an update (`count = count + n` in the
+/// upsert itself, on both SQLite and PostgreSQL).
 public struct AnalyticsStore: Sendable {
     private let database: any Database
 
@@ -16,7 +17,7 @@ public struct AnalyticsStore: Sendable {
     }
 
     /// Where a count goes, beyond the verification's account, workflow and version.
-    public struct Signal: Sendable, Equatable {
+    public struct Signal: Sendable, Hashable {
         public let signal: JourneySignal
         public let step: String
         public let reason: String
@@ -27,33 +28,34 @@ public struct AnalyticsStore: Sendable {
         }
     }
 
-    /// Adds one to a signal's count for the day of `time`, with the account, workflow and
+    /// Adds `amount` (one per event) to a signal's count for the day of `time`, with the account, workflow and
     /// version taken from the verification itself (nothing is counted for an unknown id).
     /// Returns the verification's workflow key, nil when there is no such verification.
     @discardableResult
-    public func count(_ signal: Signal, verificationID: String, at time: Date) throws -> String? {
+    public func count(_ signal: Signal, verificationID: String, at time: Date, by amount: Int = 1) throws -> String? {
         let day = AnalyticsDay(time).number
         // `WHERE` before `ON CONFLICT` is what lets SQLite parse an upsert from a SELECT.
         return try database.query("""
             INSERT INTO journey_counts (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day, count)
             SELECT account_id, workflow_key, workflow_version, \(signal.step), \(signal.signal.rawValue), \(signal.reason),
-                   \(signal.deviceClass.rawValue), CAST(\(day) AS BIGINT), 1
+                   \(signal.deviceClass.rawValue), CAST(\(day) AS BIGINT), CAST(\(amount) AS BIGINT)
             FROM verifications WHERE id = \(verificationID)
             ON CONFLICT (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day)
-            DO UPDATE SET count = journey_counts.count + 1
+            DO UPDATE SET count = journey_counts.count + excluded.count
             RETURNING workflow_key
             """).first.map { row in try row.string("workflow_key") }
     }
 
     /// The same, for a verification whose account, workflow and version the caller holds.
-    public func count(_ signal: Signal, accountID: String, workflowKey: String, workflowVersion: Int, at time: Date) throws {
+    public func count(_ signal: Signal, accountID: String, workflowKey: String, workflowVersion: Int, at time: Date,
+                      by amount: Int = 1) throws {
         let day = AnalyticsDay(time).number
         try database.query("""
             INSERT INTO journey_counts (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day, count)
             VALUES (\(accountID), \(workflowKey), \(workflowVersion), \(signal.step), \(signal.signal.rawValue), \(signal.reason),
-                    \(signal.deviceClass.rawValue), \(day), 1)
+                    \(signal.deviceClass.rawValue), \(day), \(amount))
             ON CONFLICT (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day)
-            DO UPDATE SET count = journey_counts.count + 1
+            DO UPDATE SET count = journey_counts.count + excluded.count
             """)
     }
 
