@@ -80,8 +80,11 @@ function showLink(r, body, reason) {
   const text = strings.continuation;
   r.secret = secretOf(body.url);
   r.expiresAt = body.expires_at;
+  const typed = body.matching === "type"; // the phone types the number instead of choosing it
   view.number.textContent = body.number;
-  view.number.setAttribute("aria-label", text.numberLabel(body.number));
+  view.number.setAttribute("aria-label", (typed ? text.numberLabelType : text.numberLabel)(body.number));
+  view.pick.textContent = typed ? text.pickType : text.pick;
+  view.caption.textContent = typed ? text.numberCaptionType : text.numberCaption;
   view.qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(body.qr_svg)}`;
   view.code.hidden = false;
   view.sms.hidden = false;
@@ -215,13 +218,16 @@ function buildPanel(r) {
   const text = strings.continuation;
   const number = h("output", { className: "number", dataset: { testid: "continuation-number" } });
   const qr = h("img", { className: "qr", alt: text.qrAlt, width: 220, height: 220, dataset: { testid: "continuation-qr" } });
+  const caption = h("p", { className: "muted", "aria-hidden": "true" }, text.numberCaption);
   const view = {
     number,
     qr,
+    caption,
+    pick: h("li", {}, text.pick),
     note: h("p", { className: "note", hidden: r.mode !== "auto" }, text.noCamera),
     reason: h("p", { className: "note", role: "status", hidden: true }),
     code: h("div", { className: "link-code", hidden: true }, qr,
-      h("div", { className: "number-box" }, h("p", { className: "muted", "aria-hidden": "true" }, text.numberCaption), number)),
+      h("div", { className: "number-box" }, caption, number)),
     status: h("p", { role: "status", hidden: true }),
     sms: h("button", { type: "button", className: "secondary", hidden: true, dataset: { testid: "continuation-sms" } }, text.sms),
     smsLine: h("p", { role: "status", hidden: true }),
@@ -237,7 +243,7 @@ function buildPanel(r) {
   view.root = h("section", { id: "continuation", className: "continuation", dataset: { testid: "continuation" },
     "aria-labelledby": "continuation-title" },
     heading(text.title, "continuation-title"), view.note, view.reason,
-    h("ol", { className: "how" }, h("li", {}, text.scan), h("li", {}, text.pick)),
+    h("ol", { className: "how" }, h("li", {}, text.scan), view.pick),
     view.code, h("p", { className: "muted" }, text.validFor), view.status, view.app.button, view.app.line,
     view.sms, view.smsLine, view.error,
     view.fresh, hereButton(r, view.error));

@@ -268,6 +268,11 @@ def test_typed_number_end_to_end(desktops, browsers, server, request, lang, caps
     link = wait_for_link(desktop, server, verification)
     assert link.get("app") is None, f"no endpoint hears {APP_EVENT}, yet the create answer offers {link.get('app')}"
     assert not [b for b in desktop.find_elements(By.CSS_SELECTOR, '[data-testid="continuation-app"]') if b.is_displayed()]
+    # The computer says the number is to be typed, not chosen.
+    assert link.get("matching") == "type", link
+    number_label = visible(desktop, "continuation-number").get_attribute("aria-label")
+    assert number_label == {"en": f"Number to type on your phone: {link['number']}",
+                            "hi": f"फ़ोन पर टाइप करने वाला नंबर: {link['number']}"}[lang], number_label
 
     handset = indian_phone(browsers)
     assert open_link(handset, link["url"], verification, query=f"lang={lang}") == "match"

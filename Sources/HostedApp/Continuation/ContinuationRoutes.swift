@@ -71,7 +71,16 @@ struct ContinuationRoutes {
                     return Problem.internalError.response
                 }
             }
-            let timeout: @Sendable () -> Response = { check() ?? ((try? Response.json(now)) ?? Problem.internalError.response) }
+            // Read again at the end of the wait: what changed with nothing written (the pause
+            // after a report counting down) is then as it is now, not as it was when the wait began.
+            let timeout: @Sendable () -> Response = {
+                do {
+                    guard let latest = try service.progress(verificationID: id, session: session) else { return SignInService.signInRequired.response }
+                    return try .json(latest)
+                } catch {
+                    return Problem.internalError.response
+                }
+            }
             let seconds = min(wait, now.secondsUntilExpiry ?? wait)
             return .later { complete in
                 longPoll.wait(key: id.rawValue, owners: owners, seconds: seconds, check: check, timeout: timeout, complete: complete)

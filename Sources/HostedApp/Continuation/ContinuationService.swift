@@ -37,6 +37,8 @@ struct ContinuationService: Sendable {
         let qr_svg: String
         /// `{"name"}` when the account's app can be asked to continue (someone hears the request).
         let app: App?
+        /// How the phone will prove it sees this screen: `choose` the number or `type` it.
+        let matching: String
 
         struct App: Encodable { let name: String }
 
@@ -47,9 +49,10 @@ struct ContinuationService: Sendable {
             try c.encode(expires_at, forKey: .expires_at)
             try c.encode(qr_svg, forKey: .qr_svg)
             try c.encode(app, forKey: .app)
+            try c.encode(matching, forKey: .matching)
         }
 
-        enum CodingKeys: String, CodingKey { case url, number, expires_at, qr_svg, app }
+        enum CodingKeys: String, CodingKey { case url, number, expires_at, qr_svg, app, matching }
     }
 
     /// A new link for the signed-in verification; any earlier one not yet used stops working.
@@ -75,7 +78,8 @@ struct ContinuationService: Sendable {
         guard let svg = QRCodeImage.svg(for: url) else { throw DomainError.invalidRequest(detail: "The link could not be drawn.") }
         let app = try webhooks.hasEnabledSubscriber(accountID: verification.accountID, eventType: .continuationRequested)
             ? try accounts.account(verification.accountID).map { Created.App(name: $0.name) } : nil
-        return Created(url: url, number: number, expires_at: APIObjects.timestamp(expiresAt), qr_svg: svg, app: app)
+        return Created(url: url, number: number, expires_at: APIObjects.timestamp(expiresAt), qr_svg: svg, app: app,
+                       matching: try options(of: verification).matching.rawValue)
     }
 
     /// Whole seconds left of the pause after the newest continuation was reported; nil when it
