@@ -12,7 +12,8 @@ import Testing
 @Suite struct PruningStoreContractTests {
     /// Every table pruning looks after.
     static let tables = ["idempotency_keys", "otp_codes", "handoffs", "journey_sessions", "console_sessions", "continuations",
-                         "digilocker_states", "digilocker_sim_codes", "digilocker_sim_tokens", "rate_limits", "poll_limits"]
+                         "digilocker_states", "digilocker_sim_codes", "digilocker_sim_tokens", "rate_limits", "poll_limits",
+                         "journey_counts", "journey_firsts"]
 
     /// One row in every table, written at t0 through the stores that own them.
     struct Rows {
@@ -58,6 +59,10 @@ import Testing
             for table in [RateLimitStore.Table.rateLimits, .pollLimits] {
                 _ = try RateLimitStore(database: db, table: table).take(bucket: "bucket", at: t0, interval: 10, burst: 1)
             }
+            // Journey analytics: a count of t0's UTC day and a first view at t0, kept 400 days.
+            let analytics = AnalyticsStore(database: db)
+            #expect(try analytics.count(.init(.opened, deviceClass: .phone), verificationID: verification.rawValue, at: t0) != nil)
+            #expect(try analytics.noteFirst(verificationID: verification.rawValue, step: "", deviceClass: .phone, at: t0))
             try body(db, PruningStore(database: db), clock, Rows(verificationID: verification, accountID: account))
         }
     }
@@ -84,6 +89,7 @@ import Testing
     func eachRowIsPrunedJustPastItsOwnTime(_ backend: Backend) throws {
         try withRows(backend) { db, store, clock, _ throws in
             let day: TimeInterval = 86_400
+            let analyticsEnd = AnalyticsDay(t0).adding(days: AnalyticsStore.retentionDays + 1).start.timeIntervalSince(t0)
             // (seconds after t0, what goes then): each row goes the first time it is strictly past its time.
             let schedule: [(TimeInterval, [String: Int])] = [
                 (60, ["rate_limits": 1, "poll_limits": 1]),  // their arrival time (t0 + 10 s) has passed
@@ -99,6 +105,8 @@ import Testing
                 (day + 601, ["continuations": 1]),  // a day past its end (t0 + 600 s)
                 (day + 3600, [:]),
                 (day + 3601, ["journey_sessions": 1]),  // a day past its end (t0 + 1 h)
+                (analyticsEnd - 0.001, [:]),
+                (analyticsEnd, ["journey_counts": 1, "journey_firsts": 1]),  // t0's UTC day is 400 days behind
             ]
             for (seconds, expected) in schedule {
                 clock.advance(by: t0.addingTimeInterval(seconds).timeIntervalSince(clock.now()))
@@ -149,7 +157,7 @@ import Testing
     @Test(arguments: Backend.allCases)
     func parallelPrunesDeleteEachRowOnce(_ backend: Backend) throws {
         try withRows(backend, poolSize: 8) { db, store, clock, _ throws in
-            clock.advance(by: 30 * 86_400)
+            clock.advance(by: 402 * 86_400)
             let results = Collected<[String: Int]>()
             let failures = Collected<String>()
             DispatchQueue.concurrentPerform(iterations: 6) { _ in
