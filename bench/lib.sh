@@ -124,3 +124,16 @@ print("\t".join([f"{float(rps.group(1)):.0f}" if rps else "?",
                  fmt(lat.get("50")), fmt(lat.get("99")), str(errors)]))
 PY
 }
+
+# wrk_with_cpu OUT ARGS...: one timed wrk run (THREADS, CONNECTIONS, DURATION) into OUT, printing
+# "req/s p99 cpu_us_per_request" with the CPU hosted (PID) spent, from /proc, per request served.
+wrk_with_cpu() {
+    local out=$1 before after
+    shift
+    before=$(awk '{ print $14 + $15 }' "/proc/$PID/stat")
+    timeout 120 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$out"
+    after=$(awk '{ print $14 + $15 }' "/proc/$PID/stat")
+    printf '%s %s\n' "$(wrk_summary "$out" | cut -f1,4 | tr '\t' ' ')" \
+        "$(python3 -c 'import re, sys; n = int(re.search(r"(\d+) requests in", open(sys.argv[1]).read()).group(1)); print(f"{(int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / int(sys.argv[4]) / max(n, 1):.1f}")' \
+            "$out" "$before" "$after" "$(getconf CLK_TCK)")"
+}

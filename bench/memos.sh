@@ -104,13 +104,7 @@ load() {
         timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${args[@]}" >/dev/null
         [[ $kind == unique ]] && export BENCH_USER_PREFIX=$user
     fi
-    local before after
-    before=$(awk '{ print $14 + $15 }' "/proc/$PID/stat")
-    timeout 120 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${args[@]}" >"$out"
-    after=$(awk '{ print $14 + $15 }' "/proc/$PID/stat")
-    printf '%s %s\n' "$(wrk_summary "$out" | cut -f1,4 | tr '\t' ' ')" \
-        "$(python3 -c 'import re, sys; n = int(re.search(r"(\d+) requests in", open(sys.argv[1]).read()).group(1)); print(f"{(int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / int(sys.argv[4]) / max(n, 1):.1f}")' \
-            "$out" "$before" "$after" "$(getconf CLK_TCK)")"
+    wrk_with_cpu "$out" "${args[@]}"
 }
 
 # setup STORE: the database URL of STORE (migrated, with the bench account and workflow): sets DB, KEY.
