@@ -84,7 +84,7 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
         while !isStopped {
             // libpq allocates a connection object even when connecting fails: it is freed on
             // every path (a failed attempt every half second would otherwise leak ~12 KB each).
-            let attempt = PQconnectdb(url)
+            let attempt = PQconnectdb(PostgresConnection.target(url))
             defer { if let attempt { PQfinish(attempt) } }
             if let connection = attempt, PQstatus(connection) == CONNECTION_OK {
                 let result = PQexec(connection, "LISTEN \(Self.channel)")
