@@ -42,8 +42,10 @@ public final class DecodeQueue: @unchecked Sendable {
 
     /// Decodes `bytes` on one of the queue's threads and calls `completion` there; false (and
     /// nothing run) when `capacity` uploads are already waiting or the queue is stopped.
-    public func submit(_ bytes: [UInt8], completion: @escaping Completion) -> Bool {
-        let normalizer = self.normalizer
+    /// `normalizer` (default: the queue's own, for photos) lets another kind of image (an
+    /// account's logo) share the same threads and waiting line.
+    public func submit(_ bytes: [UInt8], normalizer: (any ImageNormalizer)? = nil, completion: @escaping Completion) -> Bool {
+        let normalizer = normalizer ?? self.normalizer
         return enqueue {
             let result = Result { () throws(ImageRejected) in try normalizer.normalize(bytes) }
             return { completion(result) }

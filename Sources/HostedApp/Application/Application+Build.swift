@@ -56,7 +56,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                                  publicURL: configuration.publicURL, clock: clock, random: random)
     try base.registerConsole(console, decisions: decisions, in: &routes)
     base.registerAnalytics(analytics, console: console, in: &routes)
-    base.registerBranding(branding, console: console, accounts: accountRoutes, in: &routes)
+    base.registerBranding(branding, decodes: journey.decodes, console: console, accounts: accountRoutes, in: &routes)
     if configuration.devMode { base.registerDev(in: &routes) }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: base.accounts,

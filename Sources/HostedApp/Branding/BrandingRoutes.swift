@@ -1,11 +1,15 @@
 import HostedCore
 import HostedHTTP
+import HostedImaging
 
 /// The account's branding through the customer API (`PATCH /v1/account`, `PUT` and `DELETE
 /// /v1/account/logo`), the logo served from the journey's origin by its content hash, and what
 /// the journey page (`/j/{id}/api/brand`, before sign-in) and the console header show.
 struct BrandingRoutes {
     let branding: BrandingService
+    /// Logos are decoded where photos are, never on an HTTP worker: the threads and the waiting
+    /// line bound what decoding holds, however many arrive at once.
+    let decodes: DecodeQueue
     /// The account's JSON as `GET /v1/account` answers (`AccountRoutes`), after a change.
     let accountBody: @Sendable (Account) throws -> Response
 
@@ -25,10 +29,23 @@ struct BrandingRoutes {
             return try accountBody(account)
         }
         // The limit is the route's: a larger body is refused (413) before it is read.
-        routes.add("PUT", "/v1/account/logo", bodyLimit: BrandLogo.maximumBytes) { request, context in
+        routes.addDeferrable("PUT", "/v1/account/logo", bodyLimit: BrandLogo.maximumBytes) { request, context in
             let account = try context.account()
-            _ = try branding.setLogo(accountID: account.id, bytes: request.body)
-            return try accountBody(account)
+            try branding.checkLogo(accountID: account.id, bytes: request.body)
+            let (branding, accountBody, log) = (self.branding, self.accountBody, context.log)
+            return Reply.eventually { settle in
+                let queued = decodes.submit(request.body, normalizer: branding.normalizer) { decoded in
+                    settle(.onWorker {
+                        do {
+                            _ = try branding.storeLogo(accountID: account.id, decoded)
+                            return .ready(try accountBody(account))
+                        } catch {
+                            return .ready(ErrorBoundary.problem(for: error, log: log).response)
+                        }
+                    })
+                }
+                if !queued { settle(.ready(DomainError.decodesBusy.response)) }
+            }
         }
         routes.add("DELETE", "/v1/account/logo") { _, context in
             let account = try context.account()

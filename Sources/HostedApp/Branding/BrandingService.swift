@@ -67,9 +67,16 @@ public struct BrandingService: Sendable {
         return change
     }
 
-    /// Replaces the account's logo with `bytes` re-encoded: 415 for anything that is not a PNG or
-    /// JPEG by its bytes (SVG, GIF, HTML…), 422 for one that does not decode; nothing is stored then.
+    /// Replaces the account's logo with `bytes` re-encoded, here and now (the command line; the
+    /// API decodes on the decode queue: `checkLogo`, then `storeLogo`).
     public func setLogo(accountID: ObjectID, bytes: [UInt8]) throws -> Branding {
+        try checkLogo(accountID: accountID, bytes: bytes)
+        return try storeLogo(accountID: accountID, Result { () throws(ImageRejected) in try normalizer.normalize(bytes) })
+    }
+
+    /// What is refused before decoding: an unknown account, more than `BrandLogo.maximumBytes`,
+    /// 415 for anything that is not a PNG or JPEG by its bytes (SVG, GIF, HTML…).
+    public func checkLogo(accountID: ObjectID, bytes: [UInt8]) throws {
         guard try store.branding(accountID: accountID) != nil else { throw DomainError.notFound(what: "account") }
         guard bytes.count <= BrandLogo.maximumBytes else {
             throw DomainError.invalidRequest(detail: "The logo must be at most \(BrandLogo.maximumBytes) bytes.",
@@ -78,10 +85,11 @@ public struct BrandingService: Sendable {
         guard BrandLogo.isPNGOrJPEG(bytes) else {
             throw DomainError.unsupportedMediaType(detail: "The logo must be a PNG or JPEG image.")
         }
-        let image: NormalizedImage
-        do {
-            image = try normalizer.normalize(bytes)
-        } catch {
+    }
+
+    /// Stores a decoded logo: 422 when it did not decode; nothing is stored then.
+    public func storeLogo(accountID: ObjectID, _ decoded: Result<NormalizedImage, ImageRejected>) throws -> Branding {
+        guard case .success(let image) = decoded else {
             throw DomainError.invalidRequest(detail: "The logo could not be read as an image.",
                                              errors: [FieldError(field: "logo", message: "is not a usable PNG or JPEG")], code: .imageInvalid)
         }

@@ -46,7 +46,7 @@ struct JourneyStepRoutes {
                         }
                     })
                 }
-                if !queued { settle(.ready(Self.decodesBusy.response)) }
+                if !queued { settle(.ready(DomainError.decodesBusy.response)) }
             }
         }
         routes.add("DELETE", "/j/{id}/api/steps/{step}/images/{artifact}") { request, context in
@@ -100,10 +100,6 @@ struct JourneyStepRoutes {
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The photo's location is not valid.", errors: errors) }
         return location
     }
-
-    /// Every decode thread busy and the waiting line full: come back in a moment.
-    static let decodesBusy = DomainError.unavailable(detail: "Too many photos are being processed; try again in a few seconds.",
-                                                     code: .serverBusy, retryAfterSeconds: 2)
 
     /// The upload's answer: the artifact, the step's image count and the checks' verdict.
     static func imageAdded(_ id: ObjectID, count: Int, quality: CaptureQuality?) -> Response {
