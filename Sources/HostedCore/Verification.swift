@@ -4,6 +4,9 @@ import Foundation
 public struct Verification: Equatable, Sendable {
     public let id: ObjectID
     public let accountID: ObjectID
+    /// False for a verification made with a test key (`sk_test_…`): it is seen only by keys and
+    /// console views of its own mode (docs/test-mode.md).
+    public let livemode: Bool
     /// Empty once redacted (the API shows null).
     public internal(set) var userID: String
     public let workflowKey: String
@@ -58,9 +61,10 @@ public struct Verification: Equatable, Sendable {
                 expiresAt: Date? = nil, expiredReason: String? = nil, lastStep: String? = nil, redactedAt: Date? = nil,
                 redactAfterSeconds: Int64? = nil, redactAt: Date? = nil, approvalsRequired: Int = 1, approvals: [String] = [],
                 resubmissions: Int = 0, resubmissionReason: String? = nil, resubmissionMessage: String? = nil,
-                flags: [VerificationFlag] = []) {
+                flags: [VerificationFlag] = [], livemode: Bool = true) {
         self.id = id
         self.accountID = accountID
+        self.livemode = livemode
         self.userID = userID
         self.workflowKey = workflowKey
         self.workflowVersion = workflowVersion
