@@ -10,7 +10,7 @@ Usage: scripts/setup-debian.sh [PACKAGE...]
 
 Installs, only if missing, the Debian packages needed to build Hosted:
   libmicrohttpd-dev libpq-dev libsqlite3-dev libssl-dev libvips-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev
-  zlib1g-dev libdlib-dev libblas-dev liblapack-dev pkg-config
+  zlib1g-dev libdlib-dev libblas-dev liblapack-dev libzip-dev pkg-config
 plus any extra PACKAGE names given (e.g. `scripts/setup-debian.sh wrk nginx-light`).
 
 Runs `apt-get update` first only when something needs installing.
@@ -22,7 +22,7 @@ case "${1:-}" in
     -h|--help) usage; exit 0 ;;
 esac
 
-base_packages=(libmicrohttpd-dev libpq-dev libsqlite3-dev libssl-dev libvips-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev zlib1g-dev libdlib-dev libblas-dev liblapack-dev pkg-config)
+base_packages=(libmicrohttpd-dev libpq-dev libsqlite3-dev libssl-dev libvips-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev zlib1g-dev libdlib-dev libblas-dev liblapack-dev libzip-dev pkg-config)
 
 # "install ok installed" is the only state that means the package is usable
 # (dpkg -s also succeeds for removed-but-not-purged packages).
