@@ -3,3 +3,7 @@
 #include <openssl/hmac.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/x509.h>

@@ -1,0 +1,92 @@
+import Foundation
+import HostedCore
+
+/// JSON Web Signatures (RFC 7515) with ES256: the compact serialization
+/// (`base64url(header).base64url(payload).base64url(signature)`), the detached one of appendix
+/// F (`base64url(header)..base64url(signature)`, the payload kept elsewhere) and checking both.
+/// The signing input is always `base64url(header) "." base64url(payload)`.
+public enum JWS {
+    /// The protected header `{"alg":"ES256","kid":…,"typ":…}` (`typ` when given), serialised the
+    /// same way every time: keys in this order, no spaces, JSON string escaping.
+    public static func header(kid: String, type: String? = nil) -> [UInt8] {
+        var text = #"{"alg":"ES256","kid":"# + quoted(kid)
+        if let type { text += #","typ":"# + quoted(type) }
+        return Array((text + "}").utf8)
+    }
+
+    /// The compact JWS of `payload` under `header` (the header's bytes as given).
+    public static func compact(header: [UInt8], payload: [UInt8], key: ES256PrivateKey) throws -> String {
+        let encodedHeader = Base64URL.encode(header)
+        let encodedPayload = Base64URL.encode(payload)
+        let signature = try key.sign(Array((encodedHeader + "." + encodedPayload).utf8))
+        return encodedHeader + "." + encodedPayload + "." + Base64URL.encode(signature)
+    }
+
+    /// The detached JWS (RFC 7515 appendix F) of `payload`: the compact form with its middle
+    /// part left empty; whoever checks it brings the payload's bytes.
+    public static func detached(header: [UInt8], payload: [UInt8], key: ES256PrivateKey) throws -> String {
+        let parts = try compact(header: header, payload: payload, key: key).split(separator: ".", omittingEmptySubsequences: false)
+        return parts[0] + ".." + parts[2]
+    }
+
+    /// What a checked JWS holds.
+    public struct Verified: Equatable, Sendable {
+        /// The protected header's bytes, as signed.
+        public let header: [UInt8]
+        /// The payload's bytes (for a detached JWS, the ones given).
+        public let payload: [UInt8]
+    }
+
+    /// The protected header of a compact or detached JWS as a JSON object, unchecked (to pick the
+    /// key by its `kid` before verifying); nil when it is no such text.
+    public static func unverifiedHeader(of jws: String) -> [String: Any]? {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bytes = Base64URL.decode(String(parts[0])) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    }
+
+    /// Checks a compact JWS, or a detached one with `detachedPayload`: three parts, canonical
+    /// base64url, a JSON header whose `alg` is `ES256` (never `none` or another algorithm a
+    /// header could ask for), and `key`'s signature over the signing input. Nil otherwise.
+    public static func verify(_ jws: String, key: ES256PublicKey, detachedPayload: [UInt8]? = nil) -> Verified? {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3,
+              let header = Base64URL.decode(parts[0]),
+              let signature = Base64URL.decode(parts[2]), signature.count == ES256Signature.rawLength,
+              let fields = (try? JSONSerialization.jsonObject(with: Data(header))) as? [String: Any],
+              fields["alg"] as? String == "ES256",
+              // RFC 7515 §4.1.11: a header that names extensions we do not know is refused.
+              fields["crit"] == nil
+        else { return nil }
+        let payload: [UInt8]
+        let encodedPayload: String
+        if let detachedPayload {
+            guard parts[1].isEmpty else { return nil }
+            payload = detachedPayload
+            encodedPayload = Base64URL.encode(detachedPayload)
+        } else {
+            guard let decoded = Base64URL.decode(parts[1]) else { return nil }
+            payload = decoded
+            encodedPayload = parts[1]
+        }
+        guard key.verify(signature: signature, of: Array((parts[0] + "." + encodedPayload).utf8)) else { return nil }
+        return Verified(header: header, payload: payload)
+    }
+
+    /// `text` as a JSON string literal (quotes, backslashes and control characters escaped).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
