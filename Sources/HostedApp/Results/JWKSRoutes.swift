@@ -1,0 +1,15 @@
+import HostedHTTP
+
+/// `GET /.well-known/jwks.json`: the public keys signed results and evidence bundles are checked
+/// with, for anyone (no key, no session), cacheable for 5 minutes.
+struct JWKSRoutes {
+    let signing: ResultSigning
+
+    func register(in routes: inout Router.Builder) {
+        let signing = self.signing
+        routes.add("GET", "/.well-known/jwks.json") { _, _ in
+            Response(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "max-age=300")]),
+                     body: try signing.jwks())
+        }
+    }
+}
