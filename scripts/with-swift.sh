@@ -165,6 +165,8 @@ user_test2_tester2 = other .admin
 [filter:s3api]
 use = egg:swift#s3api
 location = us-east-1
+# Virtual-host style: BUCKET.localhost (curl resolves *.localhost to loopback itself).
+storage_domain = localhost
 s3_acl = false
 dns_compliant_bucket_names = true
 allow_no_owner = false

@@ -41,6 +41,16 @@ static inline CURLcode hosted_curl_set_open_socket(CURL *curl, hosted_curl_open_
     return code != CURLE_OK ? code : curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, context);
 }
 
+typedef int (*hosted_curl_debug_callback)(CURL *curl, curl_infotype type, char *data, size_t size, void *context);
+
+/// What curl sends and receives, for tests that check a request's headers (the S3 client's
+/// signature cross-check); turns CURLOPT_VERBOSE on, which only calls `callback`.
+static inline CURLcode hosted_curl_set_debug(CURL *curl, hosted_curl_debug_callback callback, void *context) {
+    CURLcode code = curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, callback);
+    if (code == CURLE_OK) code = curl_easy_setopt(curl, CURLOPT_DEBUGDATA, context);
+    return code != CURLE_OK ? code : curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
+}
+
 static inline long hosted_curl_response_code(CURL *curl) {
     long code = 0;
     if (curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK) return 0;

@@ -59,3 +59,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     /// Every decode thread busy and the waiting line full.
     case serverBusy = "server_busy"
 }
+    /// The object store artifacts go to failed (down, refusing the credentials): nothing was stored.
+    case artifactStoreUnavailable = "artifact_store_unavailable"
+    /// An artifact's stored bytes do not match the SHA-256 its row recorded: not served.
+    case artifactIntegrityFailed = "artifact_integrity_failed"

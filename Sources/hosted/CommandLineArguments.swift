@@ -32,6 +32,9 @@ struct CommandLineArguments {
          "comma-separated seconds between webhook attempts (default 5,300,1800,7200,18000,36000,50400,72000,86400; ±10 % jitter)"),
         ("--webhook-timeout", "HOSTED_WEBHOOK_TIMEOUT", "seconds one webhook attempt may take (default 10)"),
         ("--webhook-hosts-file", "HOSTED_WEBHOOK_HOSTS_FILE", "dev mode: resolve webhook hosts from this hosts(5) file only, never DNS"),
+        ("--artifact-store", "HOSTED_ARTIFACT_STORE",
+         "database (default) or s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION[&path_style=true] (docs/artifacts.md)"),
+        ("--orphan-grace", "HOSTED_ORPHAN_GRACE_SECONDS", "seconds before an object with no row is deleted (default 3600)"),
     ]
 
     var configuration: Configuration

@@ -16,6 +16,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                              random: any RandomSource = SecureRandom()) throws -> Application {
     // The key first: a node that would run without one must not touch the database at all.
     let secretKey = try SecretKey.load(configuration, random: random)
+    try configuration.checkArtifactStore()
     let database = try configuration.database.open(poolSize: configuration.databasePoolSize)
     let migrator = try Migrator(dialect: database.dialect)
     if migrate { try migrator.migrate(database, clock: clock) }
@@ -119,7 +120,8 @@ struct Foundations {
         (memos.decodedRows, memos.localReads, memos.openReads) = (configuration.keeps(.rows), configuration.keeps(.localReads),
                                                                   configuration.keeps(.open))
         verifications = VerificationStore(database: database, changes: changes, events: events, clock: clock, memos: memos)
-        artifacts = ArtifactStore(database: database)
+        artifacts = ArtifactStore(database: database, objects: Self.artifactObjects(configuration, database: database, secretKey: secretKey,
+                                                                                    random: random, log: log))
         rateLimits = RateLimitStore(database: database)
         operators = OperatorStore(database: database)
         files = StaticFiles(root: configuration.publicDirectory, keepsGzipCopies: configuration.keeps(.gzip))

@@ -103,6 +103,20 @@ public struct Configuration: Sendable {
     /// `HOSTED_ANALYTICS`: `on` (the default) or `off`, which records no journey signal
     /// (docs/analytics.md; the benchmark compares the two).
     public var analyticsEnabled = true
+    /// `HOSTED_ARTIFACT_STORE` / `--artifact-store`: `database` (the default: bytes in the
+    /// database) or `s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION[&path_style=true]`
+    /// (docs/artifacts.md); with `HOSTED_S3_ACCESS_KEY_ID` and `HOSTED_S3_SECRET_ACCESS_KEY`.
+    public var artifactStore = ArtifactStoreSetting.database
+    /// `HOSTED_S3_ACCESS_KEY_ID` (or `HOSTED_S3_ACCESS_KEY_ID_FILE`); default none. May hold `:`.
+    public var s3AccessKeyID: String?
+    /// `HOSTED_S3_SECRET_ACCESS_KEY` (or `HOSTED_S3_SECRET_ACCESS_KEY_FILE`); default none.
+    public var s3SecretAccessKey: String?
+    /// `HOSTED_ORPHAN_GRACE_SECONDS`; default 3600: an object written with no row after this
+    /// long is deleted by the sweeper.
+    public var orphanGraceSeconds: TimeInterval = 3600
+    /// `HOSTED_BENCH_UNSIGNED_RESULTS=1`, for the benchmark only (bench/results.sh): the return
+    /// URL carries no signed result, so a submit with and without signing can be compared.
+    public var benchUnsignedResults = false
 
     public init() {}
 
@@ -299,7 +313,7 @@ public struct Configuration: Sendable {
             publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
         default:
             // Unknown HOSTED_* variables belong to later features or to tests; they are ignored.
-            break
+            _ = try applyArtifactStoreSetting(name, value: value)
         }
     }
 
@@ -318,6 +332,7 @@ public struct Configuration: Sendable {
     }
 
     /// Where the secret key is kept when not given in `secretKey` (nil: nowhere to look).
+        try checkArtifactStore()
     public var resolvedSecretKeyFile: String? {
         if let secretKeyFile { return secretKeyFile }
         switch database {

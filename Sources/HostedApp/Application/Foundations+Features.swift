@@ -11,7 +11,7 @@ import HostedStorage
 extension Foundations {
     /// Health, readiness, static assets and the OpenAPI document.
     func registerOperations(migrator: Migrator, draining: DrainFlag, in routes: inout Router.Builder) {
-        HealthRoutes(database: database, migrator: migrator, draining: draining).register(in: &routes)
+        HealthRoutes(database: database, migrator: migrator, draining: draining, artifactStore: artifacts.objects).register(in: &routes)
         AssetRoutes(files: files).register(in: &routes)
         let files = self.files
         let document = configuration.publicDirectory.appendingPathComponent("openapi.yaml")
@@ -41,7 +41,7 @@ extension Foundations {
             sms: SMSDelivery(queue: SMSQueueStore(database: database), sender: sender, box: box, clock: clock, log: log, metrics: metrics,
                              senderName: BrandingService.senderNames(database: database)),
             verifications: verifications, pruning: PruningStore(database: database), clock: clock, log: log,
-            sweepInterval: configuration.sweepIntervalSeconds)
+            sweepInterval: configuration.sweepIntervalSeconds, artifactSweep: artifactSweep())
         return Messaging(sender: sender, box: box, signInStore: signInStore, background: background)
     }
 

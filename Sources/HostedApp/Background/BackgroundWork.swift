@@ -20,6 +20,8 @@ final class BackgroundWork: @unchecked Sendable {
     let clock: any WallClock
     let log: any ServerLog
     let sweepInterval: TimeInterval
+    /// The object store's orphans and queued deletions (nil with the database artifact store).
+    let artifactSweep: (@Sendable (Date) throws -> Void)?
 
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -28,13 +30,14 @@ final class BackgroundWork: @unchecked Sendable {
     private var lastSweep: Date?
 
     init(sms: SMSDelivery, verifications: VerificationStore, pruning: PruningStore, clock: any WallClock, log: any ServerLog,
-         sweepInterval: TimeInterval) {
+         sweepInterval: TimeInterval, artifactSweep: (@Sendable (Date) throws -> Void)? = nil) {
         self.sms = sms
         self.verifications = verifications
         self.pruning = pruning
         self.clock = clock
         self.log = log
         self.sweepInterval = sweepInterval
+        self.artifactSweep = artifactSweep
     }
 
     /// Starts the thread (once).
@@ -77,6 +80,12 @@ final class BackgroundWork: @unchecked Sendable {
     }
 
     static let batch = 100
+        // Apart: an object store that is down must not hold up expiry, redaction or pruning.
+        do {
+            try artifactSweep?(now)
+        } catch {
+            log.error("sweep: artifact objects: \(String(reflecting: error))", requestID: nil)
+        }
 
     private func loop() {
         while thread.isRunning {

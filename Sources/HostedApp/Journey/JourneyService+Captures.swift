@@ -27,6 +27,10 @@ extension JourneyService {
                   stepID: String,
                   bounds: ClosedRange<Int>) throws -> (ObjectID, count: Int, quality: CaptureQuality?) {
         let id = ObjectID(.artifact, using: random)
+        // Before the step's transaction: with an object store this is the PUT (never a network
+        // call with a transaction open); a failure answers 503 and commits no row and no step change.
+        let prepared = try artifacts.prepare(image.bytes, id: id, verificationID: verification.id, accountID: verification.accountID,
+                                             at: clock.now())
         var count = 0
         var quality: CaptureQuality?
         _ = try changeStep(verification, stepID) { step, current, connection in
@@ -38,8 +42,8 @@ extension JourneyService {
                                            code: .tooManyImages)
             }
             let now = clock.now()
-            try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
-                                 content: image.bytes, at: now, on: connection)
+            try artifacts.insert(prepared, id: id, verificationID: current.id, stepID: stepID, contentType: image.contentType,
+                                 at: now, on: connection)
             step.attempts += 1
             let compared = CaptureRules.comparedHashes(for: step.type, in: current.steps.filter { $0.id != stepID } + [step])
             quality = measures.map { CaptureQuality($0, step: step.type, attempt: step.attempts, earlierHashes: compared) }

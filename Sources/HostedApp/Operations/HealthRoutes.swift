@@ -9,6 +9,8 @@ struct HealthRoutes {
     let migrator: Migrator
     /// Set when the process is going to stop: readiness fails first, so a balancer stops sending.
     let draining: DrainFlag
+    /// The object store artifacts go to, if one is configured: `/readyz` fails while it is unusable.
+    var artifactStore: ObjectArtifactBackend? = nil
 
     private struct Status: Encodable {
         let status: String
@@ -34,6 +36,9 @@ struct HealthRoutes {
         guard pending.isEmpty else {
             throw DomainError.unavailable(detail: "\(pending.count) migration(s) are pending; run `hosted migrate`.", code: .notReady,
                                           retryAfterSeconds: nil)
+        }
+        if let problem = artifactStore?.problem() {
+            throw DomainError.unavailable(detail: "The artifact store is unusable: \(problem).", code: .notReady, retryAfterSeconds: 5)
         }
         return try .json(Status(status: "ready"))
     }

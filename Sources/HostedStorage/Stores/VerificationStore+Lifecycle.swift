@@ -18,6 +18,9 @@ extension VerificationStore {
             guard before.redactedAt == nil, verification.redactedAt != nil else { return }
             let mobile = before.mobile
             try connection.query("""
+            // The data key goes with this commit (every object sealed with it is unreadable from
+            // now on); the objects themselves are deleted by the sweeper.
+            try ArtifactObjectQueue.redact(verificationID: id, at: time, on: connection)
                 UPDATE artifacts SET content = \([UInt8]()), redacted_at = \(time)
                 WHERE verification_id = \(id.rawValue) AND redacted_at IS NULL
                 """)
