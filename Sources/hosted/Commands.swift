@@ -23,9 +23,7 @@ enum Commands {
           workflows list|show --account ID [KEY]       an account's workflows
           operators create|list|disable|reset …        console operators (create prints a setup URL)
           audit verify [--account ID] recompute every event chain; names the first broken event (exit 1)
-          evidence export ID --out F  a verification's evidence bundle (ZIP, signed manifest) to a 0600 file
           artifacts migrate --to s3://…   move the database's artifacts to object storage (resumable)
-          signing-keys rotate         a new key signs results; the previous one stays in the JWKS for 7 days
           outbox [--to NUMBER]        dev SMS outbox: messages that would have been sent, newest first
 
         Every command reads the same configuration, from HOSTED_* variables or these flags:
@@ -95,8 +93,6 @@ enum Commands {
             case "operators": return try operators(rest, environment)
             default:
                 printError("unknown command \(command)\n\n\(overview)")
-            case "signing-keys": return try signingKeys(rest, environment)
-            case "evidence": return try evidence(rest, environment)
             case "artifacts": return try artifacts(rest, environment)
                 return 64
             }
