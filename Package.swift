@@ -48,8 +48,6 @@ let package = Package(
         .target(name: "HostedHTTP", dependencies: ["HostedCore", "HostedObservability", "CMicroHTTPD", "CZlib"]),
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips", "CQREncode", "CFaceDetection"]),
         .target(name: "HostedOutbound", dependencies: ["HostedCore", "HostedCrypto", "CCurl"]),
-        // ZIP archives (the evidence bundle) through libzip.
-        .target(name: "HostedArchive", dependencies: ["CZip"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedObservability", "HostedHTTP",
                                                   "HostedImaging", "HostedOutbound"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
