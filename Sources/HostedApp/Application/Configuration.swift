@@ -114,9 +114,6 @@ public struct Configuration: Sendable {
     /// `HOSTED_ORPHAN_GRACE_SECONDS`; default 3600: an object written with no row after this
     /// long is deleted by the sweeper.
     public var orphanGraceSeconds: TimeInterval = 3600
-    /// `HOSTED_BENCH_UNSIGNED_RESULTS=1`, for the benchmark only (bench/results.sh): the return
-    /// URL carries no signed result, so a submit with and without signing can be compared.
-    public var benchUnsignedResults = false
 
     public init() {}
 
