@@ -14,6 +14,7 @@ Runs the whole Hosted test suite (this is what CI runs via .ci/run):
      a. swift build                       (debug; the `hosted` binary live tests spawn)
      b. swift test
         then, each alone, the tests that restart PostgreSQL (reconnect: storage, two live nodes)
+        and the failover test (scripts/with-standby.sh: primary + synchronous standby, promoted)
      c. swift test --sanitize=thread --scratch-path .build/tsan --filter "$HOSTED_TSAN_FILTER"
      d. scripts/fuzz.sh --seconds "$HOSTED_FUZZ_SECONDS" (each libFuzzer target; docs/fuzzing.md)
      e. pytest tests/e2e in .build/venv   (only if tests/e2e has test files; installs the
@@ -77,6 +78,10 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     # parallel, and two restarts would cut each other's).
     step pg-restart env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter postgresReconnectsAfterServerRestart
     step pg-restart-live env HOSTED_TEST_PG_RESTART_ALLOWED=1 swift test --filter PostgresRestartLiveTests
+    # A failover: a primary and its synchronous standby of their own (scripts/with-standby.sh),
+    # the primary stopped -m immediate and the standby promoted under two nodes' load.
+    step pg-failover bash scripts/with-standby.sh env HOSTED_TEST_PG_FAILOVER_ALLOWED=1 \
+        swift test --filter PostgresFailoverLiveTests
 
     if [[ "${HOSTED_TSAN:-1}" != "0" ]]; then
         tsan_filter=${HOSTED_TSAN_FILTER:-Live|Storage|DigiLocker|Hardening|PoolRetry|EventualReply}

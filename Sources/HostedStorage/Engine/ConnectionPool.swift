@@ -52,6 +52,10 @@ final class ConnectionPool<Connection: DatabaseConnection>: @unchecked Sendable 
             return result
         } catch DatabaseError.connectionLost(let message) {
             // Dropped, not checked in: deinit closes it and the next caller opens a new one.
+            // The idle ones go too: a loss while in use means the server restarted, failed over
+            // or turned read-only, and they were opened to the same server (the peek before use
+            // cannot see that a server is now a standby).
+            closeAll()
             throw DatabaseError.connectionLost(message: message)
         } catch {
             checkIn(connection)

@@ -87,6 +87,9 @@ public final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable {
             let attempt = PQconnectdb(PostgresConnection.target(url))
             defer { if let attempt { PQfinish(attempt) } }
             if let connection = attempt, PQstatus(connection) == CONNECTION_OK {
+                // The server's goodbye ("terminating connection due to immediate shutdown") is
+                // not ours to print on the log's standard error.
+                PQsetNoticeProcessor(connection, { _, _ in }, nil)
                 let result = PQexec(connection, "LISTEN \(Self.channel)")
                 let listening = PQresultStatus(result) == PGRES_COMMAND_OK
                 PQclear(result)

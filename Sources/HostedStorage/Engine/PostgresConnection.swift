@@ -11,6 +11,9 @@ final class PostgresConnection: DatabaseConnection {
     /// Each prepared statement's result columns and their types, read from the first result (a
     /// statement's columns never change), so later results reuse the same strings.
     private var resultColumns: [String: (layout: ResultColumns, types: [Oid])] = [:]
+    /// Set when the server refused a write as read-only (SQLSTATE 25006): it is no longer the
+    /// primary, so this connection is not used again (`isUsable`).
+    private(set) var refusedWrite = false
 
     /// Type OIDs decoded specially; every other type is returned as text.
     private enum TypeOID {
@@ -52,7 +55,7 @@ final class PostgresConnection: DatabaseConnection {
     /// message and then end-of-file; an idle pooled connection has nothing to read otherwise. A
     /// non-blocking look at the socket tells, without a round trip.
     var isUsable: Bool {
-        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        guard PQstatus(handle) == CONNECTION_OK, !refusedWrite else { return false }
         // An idle pooled connection has nothing to read; anything there is most likely the
         // server's FATAL before it hangs up (and at worst a notice): a fresh connection is cheaper
         // than finding out by failing a request.
@@ -235,6 +238,9 @@ final class PostgresConnection: DatabaseConnection {
             throw .uniqueViolation(constraint: field(result, UInt8(ascii: "n")) ?? "")
         case SQLState.serializationFailure, SQLState.deadlockDetected:
             throw .serializationFailure
+        case SQLState.readOnlySQLTransaction:
+            refusedWrite = true
+            throw .connectionLost(message: "the server is read-only (no longer the primary): " + message)
         case _ where sqlState.hasPrefix(SQLState.connectionExceptionClass)
             || sqlState.hasPrefix(SQLState.operatorInterventionClass):
             throw .connectionLost(message: message)

@@ -17,6 +17,9 @@ import Foundation
 ///   held for no longer than alone, and it commits on its own.
 /// - A statement that fails aborts those after it up to the next sync point; they were not
 ///   run, so they are sent again in the next batch (up to `maximumAttempts` times).
+/// - A write the server refuses as read-only (SQLSTATE 25006: it is no longer the primary after a
+///   failover) was not applied: it is sent again on a new connection, which libpq's
+///   `target_session_attrs=read-write` opens on the new primary.
 /// - A lost connection fails every statement in flight with `connectionLost` (a write may or
 ///   may not have been applied, as for a statement on a pooled connection) and the next batch
 ///   opens a new connection. One the server ended while nothing was in flight is noticed before
@@ -180,6 +183,14 @@ final class PostgresPipeline: @unchecked Sendable {
         if let current = self.connection, nextAwaited == inFlight.count, !current.isUsable {
             dropConnection(.connectionLost(message: "closed by the server while idle"))
         }
+        // A server that refused a write as read-only is sent nothing more: the batch waits until
+        // what is in flight on it is answered, then goes on a new connection.
+        if let current = self.connection, current.refusedWrite, nextAwaited < inFlight.count {
+            lock.lock()
+            queued.insert(contentsOf: batch, at: 0)
+            lock.unlock()
+            return
+        }
         let connection: PostgresConnection
         if let current = self.connection {
             connection = current
@@ -285,6 +296,11 @@ final class PostgresPipeline: @unchecked Sendable {
                 nextAwaited += 1
                 switch pendingResult {
                 case .rows(let rows): job.completion(.success(rows))
+                case .failed where connection.refusedWrite && job.attempts + 1 < Self.maximumAttempts:
+                    // A write refused by a server that is no longer the primary was not applied:
+                    // it goes again in the next batch, which replaces this connection first.
+                    job.attempts += 1
+                    retry.append(job)
                 case .failed(let error): job.completion(.failure(error))
                 case .aborted where failedPrepare != nil: job.completion(.failure(failedPrepare!))
                 case .aborted where job.attempts + 1 < Self.maximumAttempts:
