@@ -31,6 +31,8 @@ let package = Package(
                        providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip",
+                       providers: [.apt(["libzip-dev"])]),
 
         // dlib's HOG face detector (Debian libdlib-dev; its headers call BLAS and LAPACK, so
         // libblas-dev and liblapack-dev too), a C++ target with a C interface.
@@ -48,8 +50,10 @@ let package = Package(
         .target(name: "HostedHTTP", dependencies: ["HostedCore", "HostedObservability", "CMicroHTTPD", "CZlib"]),
         .target(name: "HostedImaging", dependencies: ["HostedCore", "CVips", "CQREncode", "CFaceDetection"]),
         .target(name: "HostedOutbound", dependencies: ["HostedCore", "HostedCrypto", "CCurl"]),
+        // ZIP archives (the evidence bundle) through libzip.
+        .target(name: "HostedArchive", dependencies: ["CZip"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedObservability", "HostedHTTP",
-                                                  "HostedImaging", "HostedOutbound"]),
+                                                  "HostedImaging", "HostedOutbound", "HostedArchive"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters, the test stores); never linked into the service.
         .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedStorage"]),
@@ -60,7 +64,7 @@ let package = Package(
         .testTarget(name: "HostedObservabilityTests", dependencies: ["HostedObservability"]),
         .testTarget(name: "HostedHTTPTests", dependencies: ["HostedHTTP", "HostedObservability", "HostedTestSupport"]),
         .testTarget(name: "HostedAppTests", dependencies: ["HostedApp", "HostedStorage", "HostedCrypto", "HostedImaging", "HostedObservability",
-                                                          "hosted", "HostedTestSupport"]),
+                                                          "hosted", "HostedTestSupport", "HostedArchive"]),
         // Fixtures/ is read by path (#filePath), not bundled.
         .testTarget(name: "HostedImagingTests", dependencies: ["HostedImaging", "HostedTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HostedOutboundTests", dependencies: ["HostedOutbound", "HostedCore", "HostedHTTP", "HostedObservability",
