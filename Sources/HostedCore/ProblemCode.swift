@@ -17,6 +17,12 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case verificationNotTerminal = "verification_not_terminal"
     case resubmissionLimitReached = "resubmission_limit_reached"
     case artifactRedacted = "artifact_redacted"
+    /// A test helper called with a live key (`POST /v1/test_helpers/…`).
+    case testModeOnly = "test_mode_only"
+    /// Creating API keys needs a live key.
+    case liveKeyRequired = "live_key_required"
+    /// A verification whose evidence bundle would pass the size a bundle may have.
+    case evidenceTooLarge = "evidence_too_large"
     case stepIncomplete = "step_incomplete"
     case stepCompleted = "step_completed"
     case stepsIncomplete = "steps_incomplete"
@@ -55,11 +61,11 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case smsUnavailable = "sms_unavailable"
     case digilockerUnavailable = "digilocker_unavailable"
     case databaseUnavailable = "database_unavailable"
-    case notReady = "not_ready"
-    /// Every decode thread busy and the waiting line full.
-    case serverBusy = "server_busy"
-}
     /// The object store artifacts go to failed (down, refusing the credentials): nothing was stored.
     case artifactStoreUnavailable = "artifact_store_unavailable"
     /// An artifact's stored bytes do not match the SHA-256 its row recorded: not served.
     case artifactIntegrityFailed = "artifact_integrity_failed"
+    case notReady = "not_ready"
+    /// Every decode thread busy and the waiting line full.
+    case serverBusy = "server_busy"
+}

@@ -18,4 +18,5 @@ public enum EventType: String, Sendable, CaseIterable {
     case resubmissionRequested = "verification.resubmission_requested"
     case continuationReported = "verification.continuation_reported"
     case continuationRequested = "verification.continuation_requested"
+    case evidenceExported = "verification.evidence_exported"
 }

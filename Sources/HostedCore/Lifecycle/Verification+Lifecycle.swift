@@ -126,6 +126,8 @@ extension Verification {
             // The message is the reviewer's prose about the person: never in the event.
             record(.resubmissionRequested, actor, ["status": .string(status.rawValue), "steps": .strings(stepIDs),
                                                    "reason": .string(reason.rawValue)])
+        case .evidenceExported(let manifestSHA256):
+            record(.evidenceExported, actor, ["manifest_sha256": .string(manifestSHA256)])
         case .canceled:
             if status == .canceled { return }
             guard status.isOpen else { throw Self.closed(status, action: "canceled") }

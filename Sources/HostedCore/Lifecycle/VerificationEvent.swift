@@ -47,6 +47,10 @@ public enum VerificationEvent: Equatable, Sendable {
     /// A reviewer asked for `steps` again (`reason`, a `ResubmissionReason`; `message` for the
     /// user); it stays open until `expiresAt`, at most `limit` times in all.
     case resubmissionRequested(steps: [String], reason: ResubmissionReason, message: String?, expiresAt: Date, limit: Int)
+    /// Its evidence bundle was exported (by the API, the console or the command line), with the
+    /// SHA-256 (hex) of the bundle's `manifest.json`: changes nothing about it, in any state,
+    /// redacted or not; the event is the record.
+    case evidenceExported(manifestSHA256: String)
     /// The customer canceled it.
     case canceled
     /// Its time ran out before it was submitted.
