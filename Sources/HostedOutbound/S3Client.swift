@@ -152,7 +152,8 @@ public struct S3Client: ObjectStorage, CustomStringConvertible {
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
 
-        var headers = [("x-amz-content-sha256", Digest.hex(Digest.sha256(request.body))), ("Expect", "")]
+        // No `Expect:` to suppress 100-continue: curl would sign the empty header it then does not send.
+        var headers = [("x-amz-content-sha256", Digest.hex(Digest.sha256(request.body)))]
         if request.method == "PUT" { headers.append(("Content-Type", "application/octet-stream")) }
         if let date = request.date { headers.append(("X-Amz-Date", date)) }
         var headerList: UnsafeMutablePointer<curl_slist>?
