@@ -4,16 +4,19 @@ import Foundation
 public struct APIKey: Equatable, Sendable {
     public let id: ObjectID
     public let accountID: ObjectID
-    /// The first characters of the key (`sk_` plus eight), safe to show in logs and lists.
+    /// The first characters of the key (`sk_` or `sk_test_` plus eight), safe to show in logs and lists.
     public let displayPrefix: String
     public let createdAt: Date
     public let revokedAt: Date?
+    /// False for a test key (`sk_test_…`): it sees and makes only test data.
+    public let livemode: Bool
 
-    public init(id: ObjectID, accountID: ObjectID, displayPrefix: String, createdAt: Date, revokedAt: Date?) {
+    public init(id: ObjectID, accountID: ObjectID, displayPrefix: String, createdAt: Date, revokedAt: Date?, livemode: Bool = true) {
         self.id = id
         self.accountID = accountID
         self.displayPrefix = displayPrefix
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.livemode = livemode
     }
 }

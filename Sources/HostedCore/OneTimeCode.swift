@@ -17,6 +17,13 @@ public struct OneTimeCode: Sendable, Equatable {
         }
     }
 
+    /// A test verification's code: always `000000`, and never sent (docs/test-mode.md).
+    public static let testMode = OneTimeCode(digits: "000000")
+
+    private init(digits: String) {
+        self.digits = digits
+    }
+
     public init?(presented: String) {
         guard presented.utf8.count == 6, presented.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         digits = presented

@@ -40,6 +40,8 @@ struct CommandLineArguments {
     var configuration: Configuration
     var options: [String: String] = [:]
     var positionals: [String] = []
+    /// The command's own options without a value that were given (`--test`).
+    var switches: Set<String> = []
     var wantsHelp = false
 
     /// A usage mistake, reported with the command's help.
@@ -48,12 +50,14 @@ struct CommandLineArguments {
     }
 
     /// Parses `arguments` over the environment's configuration; `optionNames` are the command's own options.
-    init(_ arguments: [String], environment: [String: String], optionNames: Set<String> = []) throws {
+    init(_ arguments: [String], environment: [String: String], optionNames: Set<String> = [], switchNames: Set<String> = []) throws {
         configuration = try Configuration.fromEnvironment(environment)
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "--help" || argument == "-h" {
                 wantsHelp = true
+            } else if switchNames.contains(argument) {
+                switches.insert(argument)
             } else if argument == "--dev" {
                 try configuration.apply(setting: "HOSTED_DEV_MODE", value: "on")
             } else if argument.hasPrefix("--") {

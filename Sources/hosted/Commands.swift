@@ -23,7 +23,9 @@ enum Commands {
           workflows list|show --account ID [KEY]       an account's workflows
           operators create|list|disable|reset …        console operators (create prints a setup URL)
           audit verify [--account ID] recompute every event chain; names the first broken event (exit 1)
+          evidence export ID --out F  a verification's evidence bundle (ZIP, signed manifest) to a 0600 file
           artifacts migrate --to s3://…   move the database's artifacts to object storage (resumable)
+          signing-keys rotate         a new key signs results; the previous one stays in the JWKS for 7 days
           outbox [--to NUMBER]        dev SMS outbox: messages that would have been sent, newest first
 
         Every command reads the same configuration, from HOSTED_* variables or these flags:
@@ -67,10 +69,12 @@ enum Commands {
         """
 
     static let keysHelp = """
-        Usage: hosted keys create --account ACCOUNT_ID [--database-url URL]
+        Usage: hosted keys create --account ACCOUNT_ID [--test] [--database-url URL]
                hosted keys revoke KEY_ID [--database-url URL]
 
-        create prints {"key_id": "key_…", "api_key": "sk_…"} (the only time the key is shown);
+        create prints {"key_id": "key_…", "api_key": "sk_…", "livemode": true} (the only time the
+        key is shown); with --test the key is a test key (sk_test_…): it sees and makes only test
+        data, which sends no SMS and is deleted after 7 days (docs/test-mode.md);
         several keys can be active at once, so rotate by creating the new key, deploying it,
         then revoking the old one. A revoked key is refused on every node within one second
         (each process remembers a key that authenticated for that long).
@@ -91,9 +95,11 @@ enum Commands {
             case "workflows": return try workflows(rest, environment)
             case "audit": return try audit(rest, environment)
             case "operators": return try operators(rest, environment)
+            case "signing-keys": return try signingKeys(rest, environment)
+            case "evidence": return try evidence(rest, environment)
+            case "artifacts": return try artifacts(rest, environment)
             default:
                 printError("unknown command \(command)\n\n\(overview)")
-            case "artifacts": return try artifacts(rest, environment)
                 return 64
             }
         } catch let error as CommandLineArguments.UsageError {
@@ -182,7 +188,7 @@ enum Commands {
     }
 
     static func keys(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
-        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account"])
+        let parsed = try CommandLineArguments(arguments, environment: environment, optionNames: ["--account"], switchNames: ["--test"])
         if parsed.wantsHelp { print(keysHelp); return 0 }
         let (database, accounts) = try openAccounts(parsed.configuration)
         defer { database.close() }
@@ -191,8 +197,10 @@ enum Commands {
             guard let text = parsed.options["--account"], let accountID = ObjectID(.account, parsing: text) else {
                 throw CommandLineArguments.UsageError(description: "--account must be an account id (acct_…)")
             }
-            let created = try accounts.createKey(accountID: accountID)
-            try printJSON(["key_id": created.key.id.rawValue, "api_key": created.secret.value])
+            let created = try accounts.createKey(accountID: accountID, livemode: !parsed.switches.contains("--test"))
+            struct Created: Encodable { let key_id: String; let api_key: String; let livemode: Bool }
+            print(String(decoding: try JSONCoding.encoder.encode(
+                Created(key_id: created.key.id.rawValue, api_key: created.secret.value, livemode: created.key.livemode)), as: UTF8.self))
             return 0
         case "revoke":
             guard parsed.positionals.count == 2, let keyID = ObjectID(.apiKey, parsing: parsed.positionals[1]) else {

@@ -255,7 +255,13 @@ import Testing
         let started = f.start()
         #expect(started.status == 503)
         #expect(f.app.json(started)["code"] as? String == "digilocker_unavailable")
-        #expect(f.app.request("GET", "/sim/digilocker/authorize").status == 404)
+        // The simulator is served for test mode, but without dev mode it grants consent only to a
+        // test verification's round trip: a made-up state is refused.
+        let refused = f.app.request("GET", "/sim/digilocker/authorize?response_type=code&client_id=hosted-dev&state=made-up"
+                                    + "&code_challenge_method=S256&code_challenge=" + String(repeating: "A", count: 43)
+                                    + "&redirect_uri=https%3A%2F%2Fverify.example.com%2Fjourney%2Fdigilocker%2Fcallback")
+        #expect(refused.status == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("only test verifications"))
     }
 
     @Test(arguments: Store.allCases)

@@ -29,28 +29,28 @@ import Testing
     /// A memo holding `answer` for `body` of `account`, read at 5 commits, at `start`.
     static func remembered(_ answer: VerificationReadService.Rendered = answer(), body: [UInt8] = body) -> RepeatedCreates {
         let repeats = RepeatedCreates()
-        let ticket = repeats.ticket(accountID: account, body: body)
-        repeats.remember(answer, accountID: account, body: body, asOf: read(5), ticket: ticket)
+        let ticket = repeats.ticket(tenancy: Tenancy(accountID: account, livemode: true), body: body)
+        repeats.remember(answer, tenancy: Tenancy(accountID: account, livemode: true), body: body, asOf: read(5), ticket: ticket)
         return repeats
     }
 
     @Test func theSameBytesOfTheSameAccountWhileNothingWasCommittedForUnderASecondGetTheAnswer() {
         let repeats = Self.remembered()
-        #expect(repeats.answer(accountID: Self.account, body: Self.body, now: Self.read(5, after: 0.9))?.etag == "\"1\"")
-        #expect(repeats.answer(accountID: Self.other, body: Self.body, now: Self.read(5)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(5, after: 0.9))?.etag == "\"1\"")
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.other, livemode: true), body: Self.body, now: Self.read(5)) == nil)
         var changed = Self.body
         changed[changed.count - 2] = UInt8(ascii: "1")  // another mobile
-        #expect(repeats.answer(accountID: Self.account, body: changed, now: Self.read(5)) == nil)
-        #expect(repeats.answer(accountID: Self.account, body: Self.body + [UInt8(ascii: " ")], now: Self.read(5)) == nil)
-        #expect(repeats.answer(accountID: Self.account, body: Self.body, now: Self.read(6)) == nil)  // a commit since
-        #expect(repeats.answer(accountID: Self.account, body: Self.body, now: Self.read(5, after: 1)) == nil)
-        #expect(repeats.answer(accountID: Self.account, body: Self.body, now: Self.read(5, after: -0.1)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: changed, now: Self.read(5)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body + [UInt8(ascii: " ")], now: Self.read(5)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(6)) == nil)  // a commit since
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(5, after: 1)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(5, after: -0.1)) == nil)
     }
 
     @Test func anAnswerPastTheVerificationsTimeIsNotGiven() {
         let repeats = Self.remembered(Self.answer(expiresAt: Self.start.addingTimeInterval(0.5)))
-        #expect(repeats.answer(accountID: Self.account, body: Self.body, now: Self.read(5, after: 0.4)) != nil)
-        #expect(repeats.answer(accountID: Self.account, body: Self.body, now: Self.read(5, after: 0.5)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(5, after: 0.4)) != nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(5, after: 0.5)) == nil)
     }
 
     @Test func bytesThatDecodeToTheSameTextAreStillOtherBytes() {
@@ -59,29 +59,29 @@ import Testing
         let invalid = Array(#"{"user_id":""#.utf8) + [0xFF] + Array(#"","workflow":"kyc","mobile":"+919876543210"}"#.utf8)
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: invalid, as: UTF8.self))
         let repeats = Self.remembered(body: written)
-        #expect(repeats.answer(accountID: Self.account, body: written, now: Self.read(5)) != nil)
-        #expect(repeats.answer(accountID: Self.account, body: invalid, now: Self.read(5)) == nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: written, now: Self.read(5)) != nil)
+        #expect(repeats.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: invalid, now: Self.read(5)) == nil)
     }
 
     @Test func nothingIsKeptWithoutALocalReadForALargeBodyOrAcrossAChange() {
         let repeats = RepeatedCreates()
-        let ticket = repeats.ticket(accountID: Self.account, body: Self.body)
-        repeats.remember(Self.answer(), accountID: Self.account, body: Self.body, asOf: nil, ticket: ticket)  // PostgreSQL
+        let ticket = repeats.ticket(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body)
+        repeats.remember(Self.answer(), tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, asOf: nil, ticket: ticket)  // PostgreSQL
         #expect(repeats.count == 0)
         let large = Array(#"{"user_id":"user-1","workflow":"kyc","mobile":"+919876543210","metadata":{"a":"\#(String(repeating: "x", count: 1000))"}}"#.utf8)
-        repeats.remember(Self.answer(), accountID: Self.account, body: large, asOf: Self.read(5),
-                         ticket: repeats.ticket(accountID: Self.account, body: large))
+        repeats.remember(Self.answer(), tenancy: Tenancy(accountID: Self.account, livemode: true), body: large, asOf: Self.read(5),
+                         ticket: repeats.ticket(tenancy: Tenancy(accountID: Self.account, livemode: true), body: large))
         #expect(repeats.count == 0)
         // A verification changed while the read ran: its answer is not kept.
-        let before = repeats.ticket(accountID: Self.account, body: Self.body)
+        let before = repeats.ticket(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body)
         repeats.forgetAll()
-        repeats.remember(Self.answer(), accountID: Self.account, body: Self.body, asOf: Self.read(5), ticket: before)
+        repeats.remember(Self.answer(), tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, asOf: Self.read(5), ticket: before)
         #expect(repeats.count == 0)
         // And one kept goes with the next change.
         let kept = Self.remembered()
         #expect(kept.count == 1)
         kept.forgetAll()
-        #expect(kept.answer(accountID: Self.account, body: Self.body, now: Self.read(5)) == nil)
+        #expect(kept.answer(tenancy: Tenancy(accountID: Self.account, livemode: true), body: Self.body, now: Self.read(5)) == nil)
     }
 
     // MARK: - Through the application, on both stores
@@ -172,8 +172,8 @@ import Testing
         let planted = VerificationReadService.Rendered(verification: Self.answer().verification, body: Array(#"{"planted":true}"#.utf8),
                                                   etag: "\"planted\"")
         let now = LocalRead(commits: f.app.application.database.localCommits ?? 0, time: f.clock.now())
-        repeats.remember(planted, accountID: account, body: Self.body, asOf: now,
-                         ticket: repeats.ticket(accountID: account, body: Self.body))
+        repeats.remember(planted, tenancy: Tenancy(accountID: account, livemode: true), body: Self.body, asOf: now,
+                         ticket: repeats.ticket(tenancy: Tenancy(accountID: account, livemode: true), body: Self.body))
         let answered = f.post("/v1/verifications", String(decoding: Self.body, as: UTF8.self))
         #expect(answered.status == 200)
         if store == .sqlite {

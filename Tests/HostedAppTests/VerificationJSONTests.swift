@@ -117,11 +117,12 @@ struct DocumentedVerification: Encodable {
     let journey_url: String, return_url: String?, mobile_last4: String?, steps: [Step], metadata: [String: String]
     let created_at: String?, updated_at: String?, submitted_at: String?, decided_at: String?
     let decision: String?, decision_reason: String?, expires_at: String?, expired_reason: String?
-    let last_step: String?, redacted_at: String?, resubmissions: Int, flags: [String]
+    let last_step: String?, redacted_at: String?, resubmissions: Int, flags: [String], livemode: Bool
 
     init(_ v: Verification, publicURL: URL) {
         func time(_ date: Date?) -> String? { date.map { RFC3339.format($0) } }
         id = v.id.rawValue
+        livemode = v.livemode
         user_id = v.redactedAt == nil ? v.userID : nil
         workflow = v.workflowKey
         workflow_version = v.workflowVersion
@@ -182,11 +183,12 @@ struct DocumentedVerification: Encodable {
         try c.encode(redacted_at, forKey: .redacted_at)
         try c.encode(resubmissions, forKey: .resubmissions)
         try c.encode(flags, forKey: .flags)
+        try c.encode(livemode, forKey: .livemode)
     }
 
     enum CodingKeys: String, CodingKey {
         case object, id, user_id, workflow, workflow_version, status, journey_url, return_url, mobile_last4, steps,
              metadata, created_at, updated_at, submitted_at, decided_at, decision, decision_reason,
-             expires_at, expired_reason, last_step, redacted_at, resubmissions, flags
+             expires_at, expired_reason, last_step, redacted_at, resubmissions, flags, livemode
     }
 }

@@ -105,10 +105,16 @@ import Testing
                           type: "verification.approved", actorKind: "api_key", actorID: "key_x", data: "{}",
                           createdAt: Date(timeIntervalSince1970: 1_796_000_000.123), previousHash: nil, hash: "h")
         #expect(WebhookMessage.body(for: event, status: .approved) ==
-            #"{"type":"verification.approved","timestamp":"2026-11-30T00:53:20.123Z","data":{"object":"event","id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaaa","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":3,"status":"approved"}}"#)
+            #"{"type":"verification.approved","timestamp":"2026-11-30T00:53:20.123Z","data":{"object":"event","id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaaa","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":3,"status":"approved","livemode":true}}"#)
+        // A test verification's event says so, in the body every attempt sends.
+        let testEvent = Event(id: event.id, accountID: event.accountID, verificationID: event.verificationID, sequence: 3,
+                              type: event.type, actorKind: "api_key", actorID: "key_x", data: "{}", createdAt: event.createdAt,
+                              previousHash: nil, hash: "h", livemode: false)
+        #expect(WebhookMessage.body(for: testEvent, status: .approved).hasSuffix(#""status":"approved","livemode":false}}"#))
         let test = WebhookMessage.testBody(eventID: event.id, at: Date(timeIntervalSince1970: 1_796_000_000))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(test.utf8)) as? [String: Any])
         #expect(parsed["type"] as? String == "webhook.test")
         #expect((parsed["data"] as? [String: Any])?["verification_id"] is NSNull)
+        #expect((parsed["data"] as? [String: Any])?["livemode"] as? Bool == true)
     }
 }

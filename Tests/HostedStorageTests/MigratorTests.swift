@@ -11,14 +11,16 @@ import Testing
         #expect(sqlite.map(\.identifier) == sqlite.map(\.identifier).sorted())
         #expect(sqlite.first?.identifier == "0001_accounts")
         let differing = zip(sqlite, postgres).filter { $0.sql != $1.sql }.map(\.0.identifier)
-        #expect(differing == ["0002_customer_api", "0004_artifacts", "0007_sms_queue", "0011_webhook_outbox", "0014_poll_limits", "0022_branding"])
-        let inKind: Set = ["0011_webhook_outbox", "0014_poll_limits"]
+        #expect(differing == ["0002_customer_api", "0004_artifacts", "0007_sms_queue", "0011_webhook_outbox", "0014_poll_limits", "0022_branding", "0023_test_mode"])
+        let inKind: Set = ["0011_webhook_outbox", "0014_poll_limits", "0023_test_mode"]
         for (lite, pg) in zip(sqlite, postgres) where lite.sql != pg.sql && !inKind.contains(lite.identifier) {
             #expect(lite.sql.contains("BLOB") && pg.sql.contains("BYTEA"), "\(lite.identifier)")
         }
         // The one difference in kind: PostgreSQL's webhook outbox is a trigger, SQLite's is Swift.
         let outbox = try #require(postgres.first { $0.identifier == "0011_webhook_outbox" })
         #expect(outbox.sql.contains("CREATE TRIGGER events_webhook_outbox"))
+        // Test mode: PostgreSQL's outbox trigger learns the mode (its endpoints and its body).
+        #expect(postgres.first { $0.identifier == "0023_test_mode" }?.sql.contains("w.livemode = NEW.livemode") == true)
         // And PostgreSQL's poll buckets are unlogged: a poll writes no WAL to flush.
         #expect(postgres.first { $0.identifier == "0014_poll_limits" }?.sql.contains("CREATE UNLOGGED TABLE poll_limits") == true)
     }

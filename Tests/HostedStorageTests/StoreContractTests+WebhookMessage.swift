@@ -60,9 +60,9 @@ extension StoreContractTests {
         func theStoredMessagesOfKnownEventsAreExactlyTheseBytes(_ backend: Backend) throws {
             guard let messages = try storedMessages(backend) else { return }
             #expect(messages == [
-                #"{"type":"verification.created","timestamp":"2026-11-18T11:06:40.042Z","data":{"object":"event","id":"evt_aeaqcaibaeaqcaibaeaqcaibae","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":1,"status":"created"}}"#,
-                #"{"type":"verification.signed_in","timestamp":"2026-11-18T11:06:41.007Z","data":{"object":"event","id":"evt_aibaeaqcaibaeaqcaibaeaqcai","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":2,"status":"in_progress"}}"#,
-                #"{"type":"verification.canceled","timestamp":"2026-11-18T11:06:42.999Z","data":{"object":"event","id":"evt_ambqgaydambqgaydambqgaydam","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":3,"status":"canceled"}}"#,
+                #"{"type":"verification.created","timestamp":"2026-11-18T11:06:40.042Z","data":{"object":"event","id":"evt_aeaqcaibaeaqcaibaeaqcaibae","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":1,"status":"created","livemode":true}}"#,
+                #"{"type":"verification.signed_in","timestamp":"2026-11-18T11:06:41.007Z","data":{"object":"event","id":"evt_aibaeaqcaibaeaqcaibaeaqcai","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":2,"status":"in_progress","livemode":true}}"#,
+                #"{"type":"verification.canceled","timestamp":"2026-11-18T11:06:42.999Z","data":{"object":"event","id":"evt_ambqgaydambqgaydambqgaydam","verification_id":"ver_aaaaaaaaaaaaaaaaaaaaaaaaaa","sequence":3,"status":"canceled","livemode":true}}"#,
             ])
         }
 

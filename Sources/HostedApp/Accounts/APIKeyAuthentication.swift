@@ -24,6 +24,7 @@ struct APIKeyAuthentication: Middleware {
         let caller = try accounts.caller(authorization: request.headers["Authorization"])
         context[AuthenticatedAccount.self] = caller.account
         context[AuthenticatedKey.self] = caller.keyID
+        context[AuthenticatedMode.self] = caller.livemode
     }
 }
 
@@ -37,7 +38,20 @@ enum AuthenticatedKey: ContextKey {
     typealias Value = ObjectID
 }
 
+/// The mode of the key `APIKeyAuthentication` found: true live, false test.
+enum AuthenticatedMode: ContextKey {
+    typealias Value = Bool
+}
+
 extension RequestContext {
+    /// The account and mode of an API call's key: the data it may see and change.
+    func tenancy() throws -> Tenancy {
+        guard let account = self[AuthenticatedAccount.self], let livemode = self[AuthenticatedMode.self] else {
+            throw DomainError.unauthenticated
+        }
+        return Tenancy(accountID: account.id, livemode: livemode)
+    }
+
     /// The event actor of an API call: its key.
     func apiActor() throws -> EventActor {
         guard let key = self[AuthenticatedKey.self] else { throw DomainError.unauthenticated }

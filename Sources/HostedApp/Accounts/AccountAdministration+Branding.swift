@@ -24,6 +24,6 @@ extension AccountAdministration {
         }
         _ = try branding.update(accountID: id, change)
         guard let found = try accounts.account(id) else { throw DomainError.notFound(what: "account") }
-        return Array(try AccountRoutes(branding: branding).body(found).body)
+        return Array(try AccountRoutes.body(found, branding: branding).body)
     }
 }

@@ -31,9 +31,10 @@ public struct AccountService: Sendable {
         return (account, key, secret)
     }
 
-    /// Adds a key to an account, for rotation without downtime.
-    public func createKey(accountID: ObjectID) throws -> (key: APIKey, secret: APIKeySecret) {
-        let (key, secret) = newKey(for: accountID)
+    /// Adds a key to an account, for rotation without downtime; `livemode: false` makes a test
+    /// key (`sk_test_…`).
+    public func createKey(accountID: ObjectID, livemode: Bool = true) throws -> (key: APIKey, secret: APIKeySecret) {
+        let (key, secret) = newKey(for: accountID, livemode: livemode)
         try store.addKey(key, secretHash: Self.hash(secret))
         return (key, secret)
     }
@@ -48,8 +49,8 @@ public struct AccountService: Sendable {
         try caller(authorization: authorization).account
     }
 
-    /// The live API key an `Authorization` header presents, and its account.
-    func caller(authorization: String?) throws -> (account: Account, keyID: ObjectID) {
+    /// The unrevoked API key an `Authorization` header presents: its account, id and mode.
+    func caller(authorization: String?) throws -> APICaller {
         guard let authorization, authorization.utf8.count > 7,
               String(decoding: authorization.utf8.prefix(7), as: UTF8.self).lowercased() == "bearer ",
               let secret = APIKeySecret(presented: String(decoding: authorization.utf8.dropFirst(7), as: UTF8.self).trimmedASCIIWhitespace)
@@ -63,10 +64,10 @@ public struct AccountService: Sendable {
         return caller
     }
 
-    private func newKey(for accountID: ObjectID) -> (APIKey, APIKeySecret) {
-        let secret = APIKeySecret(using: random)
+    private func newKey(for accountID: ObjectID, livemode: Bool = true) -> (APIKey, APIKeySecret) {
+        let secret = APIKeySecret(using: random, livemode: livemode)
         let key = APIKey(id: ObjectID(.apiKey, using: random), accountID: accountID,
-                         displayPrefix: secret.displayPrefix, createdAt: clock.now(), revokedAt: nil)
+                         displayPrefix: secret.displayPrefix, createdAt: clock.now(), revokedAt: nil, livemode: livemode)
         return (key, secret)
     }
 

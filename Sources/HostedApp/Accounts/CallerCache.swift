@@ -14,7 +14,7 @@ final class CallerCache: Sendable {
 
     let capacity: Int
     /// `Guarded`, not `Mutex`: the live tests run this under ThreadSanitizer (see `Guarded`).
-    private let entries = Guarded<[Key: (caller: (account: Account, keyID: ObjectID), until: UInt64)]>([:])
+    private let entries = Guarded<[Key: (caller: APICaller, until: UInt64)]>([:])
 
     init(capacity: Int = defaultCapacity) {
         self.capacity = capacity
@@ -40,7 +40,7 @@ final class CallerCache: Sendable {
         }
     }
 
-    func caller(_ hash: Key) -> (account: Account, keyID: ObjectID)? {
+    func caller(_ hash: Key) -> APICaller? {
         guard capacity > 0 else { return nil }
         let now = DispatchTime.now().uptimeNanoseconds
         return entries.withLock { entries in
@@ -53,7 +53,7 @@ final class CallerCache: Sendable {
         }
     }
 
-    func remember(_ caller: (account: Account, keyID: ObjectID), for hash: Key) {
+    func remember(_ caller: APICaller, for hash: Key) {
         guard capacity > 0 else { return }
         let until = DispatchTime.now().uptimeNanoseconds + Self.lifetimeNanoseconds
         entries.withLock { entries in

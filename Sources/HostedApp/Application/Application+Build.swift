@@ -28,7 +28,10 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let messaging = base.makeMessaging()
     let signIn = base.makeSignIn(messaging: messaging)
     let verifications = base.makeVerifications()
-    let journey = try base.makeJourney(signIn: signIn)
+    let results = base.makeResultSigning()
+    // One key made at start if none exists (any number of nodes at once: see SigningKeyStore).
+    if migrate { try results.ensureKey() }
+    let journey = try base.makeJourney(signIn: signIn, results: results)
     let background = messaging.background
     let decisions = DecisionService(verifications: base.verifications, notes: ReviewNoteStore(database: database), workflows: base.workflows,
                                     smsBox: messaging.box, publicURL: configuration.publicURL, messageQueued: { background.nudge() },
@@ -36,7 +39,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let webhooks = base.makeWebhooks()
     let analytics = base.makeAnalytics()
     let branding = try base.makeBranding()
-    let accountRoutes = AccountRoutes(branding: branding)
+    let accountRoutes = AccountRoutes(branding: branding, accounts: base.accounts, guards: base.guards)
     routes.group(base.apiKeys) { routes in
         accountRoutes.register(in: &routes)
         WorkflowRoutes(guards: base.guards, service: WorkflowService(workflows: base.workflows, clock: clock,
@@ -58,6 +61,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     try base.registerConsole(console, decisions: decisions, in: &routes)
     base.registerAnalytics(analytics, console: console, in: &routes)
     base.registerBranding(branding, decodes: journey.decodes, console: console, accounts: accountRoutes, in: &routes)
+    base.registerEvidence(base.makeEvidence(signer: results.detachedSignature(over:)), console: console, in: &routes)
+    base.registerResults(results, in: &routes)
     if configuration.devMode { base.registerDev(in: &routes) }
     let router = routes.build()
     return Application(configuration: configuration, database: database, migrator: migrator, accounts: base.accounts,

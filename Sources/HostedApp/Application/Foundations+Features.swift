@@ -72,12 +72,12 @@ extension Foundations {
     }
 
     /// The journey's steps, with the threads photos are decoded on.
-    func makeJourney(signIn: SignInService) throws -> (service: JourneyService, decodes: DecodeQueue) {
+    func makeJourney(signIn: SignInService, results: ResultSigning) throws -> (service: JourneyService, decodes: DecodeQueue) {
         let decodes = DecodeQueue(normalizer: try VipsImageNormalizer(), measurer: try VipsPhotoMeasurer(),
                                   threads: configuration.decodeThreads,
                                   capacity: configuration.decodeQueueCapacity)
         return (JourneyService(verifications: verifications, workflows: workflows, artifacts: artifacts, decodes: decodes,
-                               returnURLs: registry, clock: clock, random: random), decodes)
+                               returnURLs: registry, results: results, clock: clock, random: random), decodes)
     }
 
     /// The journey's API: steps, DigiLocker and continuing on another device. A body (an 8 MB
@@ -87,10 +87,12 @@ extension Foundations {
         let background = messaging.background
         let digiLockerStore = DigiLockerStore(database: database)
         let digiLocker = configuration.digiLocker.resolved(publicURL: configuration.publicURL, devMode: configuration.devMode)
-        let digiLockerRoutes = DigiLockerRoutes(
-            service: DigiLockerService(store: digiLockerStore, journey: journey.service, rateLimits: rateLimits,
-                                       provider: digiLocker.map(DigiLockerProvider.init), key: secretKey, clock: clock, random: random),
-            log: log, cookies: cookies, publicURL: configuration.publicURL)
+        let simulator = DigiLockerSettings.simulator(publicURL: configuration.publicURL)
+        let digiLockerService = DigiLockerService(store: digiLockerStore, journey: journey.service, rateLimits: rateLimits,
+                                                  provider: digiLocker.map(DigiLockerProvider.init),
+                                                  testProvider: DigiLockerProvider(endpoints: simulator), key: secretKey, clock: clock,
+                                                  random: random)
+        let digiLockerRoutes = DigiLockerRoutes(service: digiLockerService, log: log, cookies: cookies, publicURL: configuration.publicURL)
         let continuations = ContinuationRoutes(
             service: ContinuationService(store: ContinuationStore(database: database), signIn: signIn, journey: journey.service,
                                          verifications: verifications, workflows: workflows, webhooks: WebhookStore(database: database),
@@ -108,10 +110,13 @@ extension Foundations {
             continuations.registerOpen(in: &routes)
         }
         digiLockerRoutes.registerCallback(in: &routes)
-        if configuration.devMode, let digiLocker {
-            DigiLockerSimulatorRoutes(simulator: DigiLockerSimulator(store: digiLockerStore, clock: clock, random: random),
-                                      endpoints: digiLocker).register(in: &routes)
-        }
+        // Served in every mode: test verifications use it without dev mode; outside dev mode it
+        // grants consent only to a test verification's round trip.
+        let devMode = configuration.devMode
+        DigiLockerSimulatorRoutes(simulator: DigiLockerSimulator(store: digiLockerStore, clock: clock, random: random),
+                                  endpoints: devMode ? digiLocker ?? simulator : simulator,
+                                  admits: { [digiLockerService] state in try digiLockerService.simulatorAdmits(state: state, devMode: devMode) })
+            .register(in: &routes)
     }
 
     /// The operator console: its own session cookie, and the same decision rules as the API.

@@ -67,25 +67,28 @@ final class BackgroundWork: @unchecked Sendable {
         if due { sweep(now) }
     }
 
-    /// Expires and redacts what is due (in batches, until none is left), then deletes what no
+    /// Expires and redacts what is due and deletes test data past its seven days (in batches, until
+    /// none is left), then deletes what no
     /// process needs any more. A failure is logged and the next sweep tries again.
     func sweep(_ now: Date) {
         do {
             while try verifications.expireDue(at: now, limit: Self.batch) == Self.batch {}
             while try verifications.redactDue(at: now, limit: Self.batch, { try $0.apply(.redacted, at: now, by: .system) }) == Self.batch {}
+            // Test data lives seven days (docs/test-mode.md).
+            while try verifications.deleteTestData(at: now, limit: Self.batch) == Self.batch {}
             _ = try pruning.prune(at: now)
         } catch {
             log.error("sweep: \(String(reflecting: error))", requestID: nil)
         }
-    }
-
-    static let batch = 100
         // Apart: an object store that is down must not hold up expiry, redaction or pruning.
         do {
             try artifactSweep?(now)
         } catch {
             log.error("sweep: artifact objects: \(String(reflecting: error))", requestID: nil)
         }
+    }
+
+    static let batch = 100
 
     private func loop() {
         while thread.isRunning {

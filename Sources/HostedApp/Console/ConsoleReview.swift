@@ -66,17 +66,17 @@ struct ConsoleReview: Sendable {
         let workflows: [String]
     }
 
-    func queue(_ op: Operator, statuses: [VerificationStatus], workflow: String?, userID: String?, limit: Int,
+    func queue(_ op: Operator, _ tenancy: Tenancy, statuses: [VerificationStatus], workflow: String?, userID: String?, limit: Int,
                startingAfter: ObjectID?) throws -> Queue {
         let (page, hasMore): ([Verification], Bool)
         do {
-            (page, hasMore) = try verifications.queue(accountID: op.accountID, statuses: statuses, workflowKey: workflow, userID: userID,
+            (page, hasMore) = try verifications.queue(tenancy: tenancy, statuses: statuses, workflowKey: workflow, userID: userID,
                                                       limit: limit, startingAfter: startingAfter)
         } catch is VerificationStore.UnknownCursor {
             throw DomainError.invalidRequest(detail: "The query is not valid.",
                                              errors: [FieldError(field: "starting_after", message: "must be a verification of this queue")])
         }
-        let counts = try verifications.counts(accountID: op.accountID)
+        let counts = try verifications.counts(tenancy: tenancy)
         return Queue(data: page.map(QueueRow.init), has_more: hasMore,
                      counts: Dictionary(uniqueKeysWithValues: VerificationStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
                      workflows: try workflows.latestWorkflows(accountID: op.accountID).map(\.key))
@@ -235,8 +235,8 @@ struct ConsoleReview: Sendable {
 
     /// An image artifact of one of the account's verifications: the stored copy (`full`) or a
     /// display copy libvips makes from it now.
-    func image(_ op: Operator, verificationID: ObjectID, artifact: String, display: Bool) throws -> [UInt8] {
-        guard try verifications.verification(accountID: op.accountID, id: verificationID) != nil,
+    func image(_ op: Operator, _ tenancy: Tenancy, verificationID: ObjectID, artifact: String, display: Bool) throws -> [UInt8] {
+        guard try verifications.verification(tenancy: tenancy, id: verificationID) != nil,
               let artifactID = ObjectID(.artifact, parsing: artifact),
               let (contentType, content) = try artifacts.content(id: artifactID, verificationID: verificationID),
               contentType.hasPrefix("image/")

@@ -10,10 +10,11 @@ extension ConsoleRoutes {
             let op = try context.signedInOperator()
             try OperatorRole.requireDecides(op)
             var body = try JSONObject(body: request.body)
-            let request = DecisionService.resubmissionRequest(in: &body)
+            let tenancy = ConsoleMode.tenancy(op, request)
+            let asked = DecisionService.resubmissionRequest(in: &body)
             try body.finish()
-            guard let request else { throw DomainError.invalidRequest(detail: "The request has invalid fields.") }
-            let updated = try decisions.requestResubmission(accountID: op.accountID, id: try Self.id(context), request, by: op.actor)
+            guard let asked else { throw DomainError.invalidRequest(detail: "The request has invalid fields.") }
+            let updated = try decisions.requestResubmission(tenancy: tenancy, id: try Self.id(context), asked, by: op.actor)
             return try .json(Resubmitted(verification: review.detail(of: updated, for: op).verification))
         }
     }

@@ -109,14 +109,14 @@ struct ConsoleRoutes {
                 errors.append(FieldError(field: "user_id", message: "must be 1 to 255 characters with no control characters"))
             }
             guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The query is not valid.", errors: errors) }
-            return try .json(review.queue(op, statuses: statuses, workflow: workflow, userID: userID,
+            return try .json(review.queue(op, ConsoleMode.tenancy(op, request), statuses: statuses, workflow: workflow, userID: userID,
                                           limit: request.queryValue("limit") == nil ? 20 : paging.limit,
                                           startingAfter: paging.startingAfter))
         }
-        routes.add("GET", "/console/api/verifications/{id}") { _, context in
+        routes.add("GET", "/console/api/verifications/{id}") { request, context in
             let op = try context.signedInOperator()
             // Opening the evidence is itself recorded, with the operator as actor.
-            let viewed = try decisions.recordView(accountID: op.accountID, id: try Self.id(context), by: op.actor)
+            let viewed = try decisions.recordView(tenancy: ConsoleMode.tenancy(op, request), id: try Self.id(context), by: op.actor)
             return try .json(review.detail(of: viewed, for: op))
         }
         routes.add("GET", "/console/api/verifications/{id}/artifacts/{artifact}") { request, context in
@@ -126,7 +126,7 @@ struct ConsoleRoutes {
                 throw DomainError.invalidRequest(detail: "The query is not valid.",
                                                  errors: [FieldError(field: "size", message: "must be display or full")])
             }
-            let bytes = try review.image(op, verificationID: try Self.id(context), artifact: context.parameters["artifact"] ?? "",
+            let bytes = try review.image(op, ConsoleMode.tenancy(op, request), verificationID: try Self.id(context), artifact: context.parameters["artifact"] ?? "",
                                          display: size == "display")
             // An image, never a document: sandboxed if opened on its own, never sniffed, never cached.
             return Response(status: 200, headers: HTTPHeaders([
@@ -156,7 +156,7 @@ struct ConsoleRoutes {
                 body.addError("note", "must be at most \(ReviewNoteRules.maximumLength) characters")
             }
             try body.finish()
-            let (decided, outcome) = try decisions.decide(accountID: op.accountID, id: try Self.id(context),
+            let (decided, outcome) = try decisions.decide(tenancy: ConsoleMode.tenancy(op, request), id: try Self.id(context),
                                                           approved: decision == "approved", reason: reason, note: validNote, by: op.actor)
             return try .json(Decided(outcome: outcome.rawValue, verification: review.detail(of: decided, for: op).verification))
         }
@@ -168,7 +168,7 @@ struct ConsoleRoutes {
                 body.addError("note", "must be 1 to \(ReviewNoteRules.maximumLength) characters")
             }
             try body.finish()
-            _ = try decisions.note(accountID: op.accountID, id: try Self.id(context), text: ReviewNoteRules.validated(note ?? "") ?? "",
+            _ = try decisions.note(tenancy: ConsoleMode.tenancy(op, request), id: try Self.id(context), text: ReviewNoteRules.validated(note ?? "") ?? "",
                                    by: op.actor)
             return try .json(["status": "recorded"], status: 201)
         }

@@ -67,7 +67,7 @@ struct ContinuationService: Sendable {
         let secret = BearerSecret(using: random)
         let number = ContinuationRules.number(using: random)
         let expiresAt = now.addingTimeInterval(ContinuationRules.lifetime)
-        _ = try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current, connection in
+        _ = try verifications.update(tenancy: verification.tenancy, id: verification.id, at: now) { current, connection in
             try current.apply(.continuationCreated, at: now, by: .journey)
             try store.replace(id: ObjectID(.continuation, using: random), verificationID: current.id,
                               secretHash: Digest.sha256Hex(secret.value), number: number, origin: UserAgentSummary(userAgent: userAgent),
@@ -76,7 +76,7 @@ struct ContinuationService: Sendable {
         // From the configured public URL, never from the request's Host.
         let url = publicURL.absoluteString + "/j/" + verification.id.rawValue + "#continue=" + secret.value
         guard let svg = QRCodeImage.svg(for: url) else { throw DomainError.invalidRequest(detail: "The link could not be drawn.") }
-        let app = try webhooks.hasEnabledSubscriber(accountID: verification.accountID, eventType: .continuationRequested)
+        let app = try webhooks.hasEnabledSubscriber(tenancy: verification.tenancy, eventType: .continuationRequested)
             ? try accounts.account(verification.accountID).map { Created.App(name: $0.name) } : nil
         return Created(url: url, number: number, expires_at: APIObjects.timestamp(expiresAt), qr_svg: svg, app: app,
                        matching: try options(of: verification).matching.rawValue)
@@ -97,7 +97,7 @@ struct ContinuationService: Sendable {
     func requestApp(for verification: Verification) throws {
         let now = clock.now()
         var live = false
-        _ = try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current, connection in
+        _ = try verifications.update(tenancy: verification.tenancy, id: verification.id, at: now) { current, connection in
             guard current.status.isEditable else { return }
             if let id = try store.requestApp(verificationID: current.id, at: now, on: connection) {
                 try current.apply(.continuationRequested(continuationID: id), at: now, by: .journey)
@@ -168,7 +168,7 @@ struct ContinuationService: Sendable {
         let cancel = try options(of: verification).onReport == .cancel
         let now = clock.now()
         var reported = false
-        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current, connection in
+        _ = try verifications.update(tenancy: verification.tenancy, id: verificationID, at: now) { current, connection in
             guard current.status.isEditable,
                   try store.report(claimHash: Digest.sha256Hex(claim.value), verificationID: verificationID, at: now, on: connection)
             else { return }
@@ -186,7 +186,7 @@ struct ContinuationService: Sendable {
         else { throw Self.invalid }
         let now = clock.now()
         var matched: Bool?
-        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current, connection in
+        _ = try verifications.update(tenancy: verification.tenancy, id: verificationID, at: now) { current, connection in
             guard current.status.isEditable else { return }
             matched = try store.pick(claimHash: Digest.sha256Hex(claim.value), verificationID: verificationID,
                                      number: number.flatMap(ContinuationRules.presentedNumber) ?? "", at: now, on: connection)
@@ -255,7 +255,7 @@ struct ContinuationService: Sendable {
         let now = clock.now()
         let status = current.map { $0.status == "pending" || $0.status == "opened" ? ($0.expiresAt <= now ? "expired" : $0.status) : $0.status }
         let redirect = verification.status == .submitted && !session.continued
-            ? try journey.redirect(after: verification, visitReturnURL: session.returnURL) : nil
+            ? try journey.redirect(after: verification, visitReturnURL: session.returnURL, nonce: session.nonce) : nil
         let live = current.flatMap { ($0.status == "pending" || $0.status == "opened") && $0.expiresAt > now ? $0.expiresAt : nil }
         return Progress(tag: "\(verification.revision)-\(current?.id ?? "")-\(status ?? "")", status: verification.status.rawValue,
                         continuation: current.map { Progress.ContinuationView(status: status ?? $0.status, expires_at: APIObjects.timestamp($0.expiresAt)) },

@@ -23,7 +23,7 @@ struct DecisionRoutes {
                 body.addError("reason", "must be at most \(Self.maximumReasonLength) characters")
             }
             try body.finish()
-            let (decided, _) = try decisions.decide(accountID: account.id, id: id, approved: decision == "approved",
+            let (decided, _) = try decisions.decide(tenancy: try context.tenancy(), id: id, approved: decision == "approved",
                                                     reason: reason, by: try context.apiActor())
             return reads.respond(decided)
         })
@@ -33,7 +33,7 @@ struct DecisionRoutes {
             let parsed = DecisionService.resubmissionRequest(in: &body)
             try body.finish()
             guard let parsed else { throw DomainError.invalidRequest(detail: "The request has invalid fields.") }
-            let updated = try decisions.requestResubmission(accountID: account.id, id: id, parsed, by: try context.apiActor())
+            let updated = try decisions.requestResubmission(tenancy: try context.tenancy(), id: id, parsed, by: try context.apiActor())
             return reads.respond(updated)
         })
     }

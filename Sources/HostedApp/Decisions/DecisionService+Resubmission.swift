@@ -41,17 +41,17 @@ extension DecisionService {
     /// Reopens the named steps of a submitted verification (through the status machine, which
     /// checks the state and the workflow's cap), gives it the workflow's time again, and with
     /// `notify` queues the journey link by SMS in the same transaction.
-    func requestResubmission(accountID: ObjectID, id: ObjectID, _ request: ResubmissionRequest,
+    func requestResubmission(tenancy: Tenancy, id: ObjectID, _ request: ResubmissionRequest,
                              by actor: EventActor) throws -> Verification {
-        guard let current = try verifications.verification(accountID: accountID, id: id) else {
+        guard let current = try verifications.verification(tenancy: tenancy, id: id) else {
             throw DomainError.notFound(what: "verification")
         }
-        guard let workflow = try workflows.workflow(accountID: accountID, key: current.workflowKey, version: current.workflowVersion)
+        guard let workflow = try workflows.workflow(accountID: tenancy.accountID, key: current.workflowKey, version: current.workflowVersion)
         else { throw DomainError.notFound(what: "workflow") }
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(TimeInterval(workflow.lifecycle.expiresAfterSeconds))
         var queued = false
-        let updated = try verifications.update(accountID: accountID, id: id, at: now) { verification, connection in
+        let updated = try verifications.update(tenancy: tenancy, id: id, at: now) { verification, connection in
             try verification.apply(.resubmissionRequested(steps: request.steps, reason: request.reason, message: request.message,
                                                           expiresAt: expiresAt, limit: workflow.review.maxResubmissions),
                                    at: now, by: actor)

@@ -27,12 +27,12 @@ struct DecisionService: Sendable {
         case approvalRecorded = "approval_recorded"
     }
 
-    /// Approves or rejects a submitted verification of `accountID` as `actor`; an operator's note
+    /// Approves or rejects a submitted verification of `tenancy` as `actor`; an operator's note
     /// is kept with it (its text in `review_notes`, its event in the log), in the same transaction.
-    func decide(accountID: ObjectID, id: ObjectID, approved: Bool, reason: String?, note: String? = nil,
+    func decide(tenancy: Tenancy, id: ObjectID, approved: Bool, reason: String?, note: String? = nil,
                 by actor: EventActor) throws -> (Verification, Outcome) {
         let now = clock.now()
-        let decided = try verifications.update(accountID: accountID, id: id, at: now) { verification, connection in
+        let decided = try verifications.update(tenancy: tenancy, id: id, at: now) { verification, connection in
             try verification.apply(.decided(approved: approved, reason: reason), at: now, by: actor)
             if let note { try addNote(note, to: &verification, by: actor, at: now, on: connection) }
         }
@@ -45,17 +45,17 @@ struct DecisionService: Sendable {
     }
 
     /// Records an internal note by an operator.
-    func note(accountID: ObjectID, id: ObjectID, text: String, by actor: EventActor) throws -> Verification {
+    func note(tenancy: Tenancy, id: ObjectID, text: String, by actor: EventActor) throws -> Verification {
         let now = clock.now()
-        return try verifications.update(accountID: accountID, id: id, at: now) { verification, connection in
+        return try verifications.update(tenancy: tenancy, id: id, at: now) { verification, connection in
             try addNote(text, to: &verification, by: actor, at: now, on: connection)
         }
     }
 
     /// Records that an operator opened a verification's artifacts.
-    func recordView(accountID: ObjectID, id: ObjectID, by actor: EventActor) throws -> Verification {
+    func recordView(tenancy: Tenancy, id: ObjectID, by actor: EventActor) throws -> Verification {
         let now = clock.now()
-        return try verifications.update(accountID: accountID, id: id, at: now) { verification in
+        return try verifications.update(tenancy: tenancy, id: id, at: now) { verification in
             try verification.apply(.reviewed(.viewed), at: now, by: actor)
         }
     }

@@ -28,7 +28,7 @@ struct DevRoutes {
             let (grouped, urls) = try service.recentWebhookMessages()
             let messages = grouped.map { list -> String in
                 var object = JSONText.Object()
-                object.raw("attempts", JSONText.array(list.map(WebhookJSON.delivery)))
+                object.raw("attempts", JSONText.array(list.map { WebhookJSON.delivery($0, livemode: true) }))
                 object.string("endpoint_id", list.first?.endpointID)
                 object.string("event_id", list.first?.eventID)
                 object.string("event_type", list.first?.eventType)

@@ -14,6 +14,8 @@ struct DigiLockerService: Sendable {
     let rateLimits: RateLimitStore
     /// nil when DigiLocker is not configured (and not in dev mode).
     let provider: DigiLockerProvider?
+    /// The simulator, for test verifications (with or without dev mode).
+    let testProvider: DigiLockerProvider
     let key: SecretKey
     let clock: any WallClock
     let random: any RandomSource
@@ -54,7 +56,7 @@ struct DigiLockerService: Sendable {
     /// Starts a round trip for the step (or the first pending DigiLocker step); returns the consent
     /// URL and the nonce for this browser's cookie.
     func start(_ verification: Verification, stepID requested: String?, language: String?, log: RequestLog) throws -> (authorizeURL: String, nonce: String) {
-        guard let provider else {
+        guard let provider = provider(for: verification) else {
             log.error("DigiLocker step started but DigiLocker is not configured (HOSTED_DIGILOCKER_*)")
             throw DomainError.unavailable(detail: "DigiLocker cannot be reached from here just now. Please try again later.",
                                           code: .digilockerUnavailable, retryAfterSeconds: 60)
@@ -98,8 +100,9 @@ struct DigiLockerService: Sendable {
             .journey(Landing(verificationID: target.verificationID, setback: setback, language: target.language))
         }
         if let error { return back(error == "access_denied" ? .denied : .failed) }
-        guard let provider, let code, !code.isEmpty, code.utf8.count <= 2048,
-              let verification = try journey.verifications.verification(id: target.verificationID)
+        guard let code, !code.isEmpty, code.utf8.count <= 2048,
+              let verification = try journey.verifications.verification(id: target.verificationID),
+              let provider = provider(for: verification)
         else { return back(.failed) }
         do {
             let requested = try journey.definition(of: target.stepID, in: verification).documents ?? ["aadhaar"]
@@ -119,6 +122,23 @@ struct DigiLockerService: Sendable {
         let pending = verification.steps.contains { $0.id == target.stepID && $0.completedAt == nil }
         return .stale(Landing(verificationID: target.verificationID,
                               setback: pending && verification.status.isEditable ? .expired : nil, language: target.language))
+    }
+
+    /// Who gives `verification` its documents: DigiLocker for live data, the simulator for test data.
+    private func provider(for verification: Verification) -> DigiLockerProvider? {
+        verification.livemode ? provider : testProvider
+    }
+
+    /// Whether the simulator may grant consent for this round trip's `state`: always in dev mode,
+    /// otherwise only for a state issued to a test verification (so the simulator, served
+    /// without dev mode for test mode, is of no use for anything else).
+    func simulatorAdmits(state text: String, devMode: Bool) throws -> Bool {
+        if devMode { return true }
+        guard let state = BearerSecret(presented: text),
+              let target = try store.target(stateHash: Digest.sha256Hex(state.value)),
+              let verification = try journey.verifications.verification(id: target.verificationID)
+        else { return false }
+        return !verification.livemode
     }
 
     /// Exchanges the code (PKCE), then fetches and reads each requested document.

@@ -19,6 +19,15 @@ public struct DigiLockerSettings: Sendable, Equatable {
     static let simulatorClientID = "hosted-dev"
     static let simulatorClientSecret = "hosted-dev-simulator-secret"
 
+    /// The simulator's endpoints: what test verifications always use (and dev mode by default).
+    static func simulator(publicURL: URL) -> DigiLockerEndpoints {
+        let simulator = publicURL.appendingPathComponent("sim/digilocker")
+        return DigiLockerEndpoints(authorizeURL: simulator.appendingPathComponent("authorize"),
+                                   tokenURL: simulator.appendingPathComponent("token"), apiURL: simulator.appendingPathComponent("api"),
+                                   clientID: simulatorClientID, clientSecret: simulatorClientSecret,
+                                   redirectURI: publicURL.absoluteString + DigiLockerEndpoints.callbackPath)
+    }
+
     /// The endpoints to use: the configured ones, the simulator's in dev mode, else nil.
     func resolved(publicURL: URL, devMode: Bool) -> DigiLockerEndpoints? {
         let simulator = publicURL.appendingPathComponent("sim/digilocker")

@@ -11,15 +11,15 @@ struct EventRoutes {
     let service: EventService
 
     func register(in routes: inout Router.Builder) {
-        routes.add("GET", "/v1/verifications/{id}/events", guards.authenticated { request, context, account in
+        routes.add("GET", "/v1/verifications/{id}/events", guards.authenticated { request, context, _ in
             let id = try context.verificationID()
             var errors: [FieldError] = []
             let page = Self.page(request, known: ["limit", "starting_after"], errors: &errors)
             try ListParameters.refuse(errors)
-            let (list, hasMore) = try service.chain(accountID: account.id, verificationID: id, page: page)
+            let (list, hasMore) = try service.chain(tenancy: try context.tenancy(), verificationID: id, page: page)
             return Self.list(list, hasMore: hasMore, url: "/v1/verifications/\(id.rawValue)/events")
         })
-        routes.add("GET", "/v1/events", guards.authenticated { request, _, account in
+        routes.add("GET", "/v1/events", guards.authenticated { request, context, _ in
             var errors: [FieldError] = []
             let page = Self.page(request, known: ["limit", "starting_after", "type", "verification_id"], errors: &errors)
             let type = request.queryValue("type")
@@ -32,7 +32,7 @@ struct EventRoutes {
                 if verificationID == nil { errors.append(FieldError(field: "verification_id", message: "must be a verification id")) }
             }
             try ListParameters.refuse(errors)
-            let (list, hasMore) = try service.feed(accountID: account.id, filter: EventStore.Filter(verificationID: verificationID, type: type),
+            let (list, hasMore) = try service.feed(tenancy: try context.tenancy(), filter: EventStore.Filter(verificationID: verificationID, type: type),
                                                    page: page)
             return Self.list(list, hasMore: hasMore, url: "/v1/events")
         })

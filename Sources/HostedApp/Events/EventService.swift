@@ -8,16 +8,16 @@ struct EventService: Sendable {
     let events: EventStore
 
     /// One page of a verification's chain.
-    func chain(accountID: ObjectID, verificationID: ObjectID, page: ListParameters) throws -> ([Event], hasMore: Bool) {
+    func chain(tenancy: Tenancy, verificationID: ObjectID, page: ListParameters) throws -> ([Event], hasMore: Bool) {
         guard let found = try Self.cursor({
-            try verifications.events(accountID: accountID, id: verificationID, limit: page.limit, startingAfter: page.startingAfter)
+            try verifications.events(tenancy: tenancy, id: verificationID, limit: page.limit, startingAfter: page.startingAfter)
         }) else { throw DomainError.notFound(what: "verification") }
         return found
     }
 
-    /// One page of the account's feed, filtered.
-    func feed(accountID: ObjectID, filter: EventStore.Filter, page: ListParameters) throws -> ([Event], hasMore: Bool) {
-        try Self.cursor { try events.list(accountID: accountID, filter: filter, limit: page.limit, startingAfter: page.startingAfter) }
+    /// One page of the account's feed in the caller's mode, filtered.
+    func feed(tenancy: Tenancy, filter: EventStore.Filter, page: ListParameters) throws -> ([Event], hasMore: Bool) {
+        try Self.cursor { try events.list(tenancy: tenancy, filter: filter, limit: page.limit, startingAfter: page.startingAfter) }
     }
 
     /// Runs a listing, turning an unknown cursor into a field error.

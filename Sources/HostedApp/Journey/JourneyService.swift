@@ -11,6 +11,8 @@ struct JourneyService: Sendable {
     /// Uploads are decoded there, off the HTTP workers.
     let decodes: DecodeQueue
     let returnURLs: ReturnURLRegistry
+    /// Signs the result the return URL carries in its fragment.
+    let results: ResultSigning
     let clock: any WallClock
     let random: any RandomSource
 
@@ -37,7 +39,7 @@ struct JourneyService: Sendable {
     func changeStep(_ verification: Verification, _ stepID: String,
                             _ change: (inout StepState, inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         let now = clock.now()
-        return try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current, connection in
+        return try verifications.update(tenancy: verification.tenancy, id: verification.id, at: now) { current, connection in
             guard current.status.isEditable else {
                 throw DomainError.conflict(detail: "This verification is \(current.status.rawValue).", code: .verificationClosed)
             }
@@ -81,7 +83,7 @@ struct JourneyService: Sendable {
     /// Submits a verification whose every step is complete.
     func submit(_ verification: Verification) throws -> Verification {
         let now = clock.now()
-        return try verifications.update(accountID: verification.accountID, id: verification.id, at: now) { current in
+        return try verifications.update(tenancy: verification.tenancy, id: verification.id, at: now) { current in
             try current.apply(.submitted, at: now, by: .journey)
         }
     }
@@ -98,18 +100,22 @@ struct JourneyService: Sendable {
     }
 
     /// Where the page sends the user after submit: the visit's (or the verification's) return
-    /// URL if it is still registered, with the outcome added; nil otherwise.
-    func redirect(after verification: Verification, visitReturnURL: String?) throws -> String? {
-        Self.redirectURL(try returnURLs.stillRegistered(visitReturnURL ?? verification.returnURL, accountID: verification.accountID),
-                         verification: verification)
+    /// URL if it is still registered, with the outcome added to its query and the signed result
+    /// (echoing the visit's handoff `nonce`) as its fragment, `#hosted_result=<JWS>`; nil otherwise.
+    func redirect(after verification: Verification, visitReturnURL: String?, nonce: String?) throws -> String? {
+        guard let returnURL = try returnURLs.stillRegistered(visitReturnURL ?? verification.returnURL, accountID: verification.accountID)
+        else { return nil }
+        return Self.redirectURL(returnURL, verification: verification, signedResult: results.fragment(for: verification, nonce: nonce))
     }
 
-    static func redirectURL(_ returnURL: String?, verification: Verification) -> String? {
+    static func redirectURL(_ returnURL: String?, verification: Verification, signedResult: String?) -> String? {
         guard let returnURL, var components = URLComponents(string: returnURL) else { return nil }
         var items = components.queryItems ?? []
         items.append(URLQueryItem(name: "verification_id", value: verification.id.rawValue))
         items.append(URLQueryItem(name: "status", value: verification.status.rawValue))
         components.queryItems = items
+        // A JWS is base64url and dots only: nothing to escape in a fragment.
+        components.fragment = signedResult.map { "hosted_result=" + $0 }
         return components.string
     }
 }

@@ -23,7 +23,7 @@ struct APIGuards: Sendable {
     /// from it (`replay`), since the secret exists nowhere to be replayed from.
     struct SecretReplay: Sendable {
         let record: @Sendable (Response) -> [UInt8]
-        let replay: @Sendable (_ record: [UInt8], Account) throws -> Response
+        let replay: @Sendable (_ record: [UInt8], Tenancy) throws -> Response
     }
 
     /// Authenticates, then applies the `Idempotency-Key` protocol around `handler`.
@@ -35,10 +35,12 @@ struct APIGuards: Sendable {
                                             errors: [FieldError(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters")])
             }
             let hash = Digest.hex(Digest.sha256(Array("\(request.method) \(request.path)\n".utf8) + request.body))
-            switch try idempotency.claim(accountID: account.id, key: key, requestHash: hash, at: clock.now()) {
+            // A test key's Idempotency-Keys are a namespace apart from a live key's.
+            let scoped = try context.tenancy().livemode ? key : "test:" + key
+            switch try idempotency.claim(accountID: account.id, key: scoped, requestHash: hash, at: clock.now()) {
             case .replay(let status, let contentType, let body):
                 if let secret {
-                    var replayed = try secret.replay(body, account)
+                    var replayed = try secret.replay(body, try context.tenancy())
                     replayed.headers.add("Idempotent-Replayed", "true")
                     return replayed
                 }
@@ -56,15 +58,15 @@ struct APIGuards: Sendable {
                     response = try handler(request, context, account)
                 } catch {
                     // Nothing was stored: free the key so a corrected retry can use it.
-                    try? idempotency.release(accountID: account.id, key: key)
+                    try? idempotency.release(accountID: account.id, key: scoped)
                     throw error
                 }
                 if (200..<300).contains(response.status) {
-                    try idempotency.complete(accountID: account.id, key: key, status: response.status,
+                    try idempotency.complete(accountID: account.id, key: scoped, status: response.status,
                                              contentType: response.headers["Content-Type"] ?? "application/json",
                                              body: secret?.record(response) ?? response.body)
                 } else {
-                    try? idempotency.release(accountID: account.id, key: key)
+                    try? idempotency.release(accountID: account.id, key: scoped)
                 }
                 return response
             }

@@ -25,12 +25,12 @@ struct HandoffRoutes {
                 let id = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String ?? ""
                 return Array((try? JSONCoding.encoder.encode(["handoff_id": id])) ?? Data())
             },
-            replay: { [signIn] record, account in
+            replay: { [signIn] record, tenancy in
                 let stored = (try? JSONSerialization.jsonObject(with: Data(record)) as? [String: String]) ?? [:]
                 guard let id = stored["handoff_id"].flatMap({ ObjectID(.handoff, parsing: $0) }) else {
                     throw DomainError.conflict(detail: "This Idempotency-Key cannot be replayed.", code: .handoffNotReissuable)
                 }
-                let (handoff, url) = try signIn.reissueHandoff(accountID: account.id, handoffID: id)
+                let (handoff, url) = try signIn.reissueHandoff(tenancy: tenancy, handoffID: id)
                 return try Self.response(handoff, url: url)
             })
     }
@@ -42,15 +42,16 @@ struct HandoffRoutes {
     }
 
     func register(in routes: inout Router.Builder) {
-        routes.add("POST", "/v1/verifications/{id}/handoffs", guards.idempotent(secret: replay) { request, context, account in
+        routes.add("POST", "/v1/verifications/{id}/handoffs", guards.idempotent(secret: replay) { request, context, _ in
             let id = try context.verificationID()
             var body = try JSONObject(body: request.body)
             let returnURL = body.string("return_url")
             let expiresIn = body.int("expires_in_seconds")
             let continuation = body.bool("continuation") ?? false
+            let nonce = body.string("nonce")
             try body.finish()
-            let (handoff, url) = try signIn.mintHandoff(accountID: account.id, verificationID: id, returnURL: returnURL, expiresIn: expiresIn,
-                                                         continuation: continuation, by: try context.apiActor())
+            let (handoff, url) = try signIn.mintHandoff(tenancy: try context.tenancy(), verificationID: id, returnURL: returnURL, expiresIn: expiresIn,
+                                                         continuation: continuation, nonce: nonce, by: try context.apiActor())
             return try Self.response(handoff, url: url)
         })
     }

@@ -39,11 +39,14 @@ struct SignInService: Sendable {
     /// Mints a handoff for an open verification of the account; the URL is the only copy of its
     /// secret. With `continuation`, the handoff joins the computer's live continuation instead of
     /// signing in (the customer's app, after `continuation_requested`): 409
-    /// `no_continuation_requested` when the computer shows none.
-    func mintHandoff(accountID: ObjectID, verificationID: ObjectID, returnURL: String?, expiresIn: Int?, continuation: Bool = false,
-                     by actor: EventActor) throws -> (Handoff, url: String) {
+    /// `no_continuation_requested` when the computer shows none. `nonce` (1 to 128 printable
+    /// ASCII characters) is echoed by the signed result of the visit it opens.
+    func mintHandoff(tenancy: Tenancy, verificationID: ObjectID, returnURL: String?, expiresIn: Int?, continuation: Bool = false,
+                     nonce: String? = nil, by actor: EventActor) throws -> (Handoff, url: String) {
         let lifetime = try Handoff.lifetime(expiresIn)
-        guard let verification = try verifications.verification(accountID: accountID, id: verificationID) else {
+        try nonce.map(Self.checkNonce)
+        let accountID = tenancy.accountID
+        guard let verification = try verifications.verification(tenancy: tenancy, id: verificationID) else {
             throw DomainError.notFound(what: "verification")
         }
         guard !verification.status.isClosed else {
@@ -58,7 +61,7 @@ struct SignInService: Sendable {
         let handoff = Handoff(id: ObjectID(.handoff, using: random), verificationID: verificationID, accountID: accountID,
                               returnURL: checkedReturnURL, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
         var joinable = !continuation
-        _ = try verifications.update(accountID: accountID, id: verificationID, at: now) { current, connection in
+        _ = try verifications.update(tenancy: tenancy, id: verificationID, at: now) { current, connection in
             var continuationID: String?
             if continuation {
                 guard current.status.isEditable, let live = try continuations.livePending(verificationID: verificationID, at: now, on: connection)
@@ -67,7 +70,8 @@ struct SignInService: Sendable {
                 joinable = true
             }
             try current.apply(.handoffCreated, at: now, by: actor)
-            try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value), continuationID: continuationID, on: connection)
+            try store.insertHandoff(handoff, secretHash: Digest.sha256Hex(secret.value), continuationID: continuationID, nonce: nonce,
+                                    on: connection)
         }
         guard joinable else {
             throw DomainError.conflict(detail: "The computer shows no code to continue from just now; the user can ask again there.",
@@ -81,11 +85,12 @@ struct SignInService: Sendable {
     /// A fresh secret for a handoff still waiting to be used (an idempotent retry of its
     /// creation): the previous secret stops working at once. 409 when it was used or expired, or
     /// its verification closed — then a new handoff is what the caller needs.
-    func reissueHandoff(accountID: ObjectID, handoffID: ObjectID) throws -> (Handoff, url: String) {
+    func reissueHandoff(tenancy: Tenancy, handoffID: ObjectID) throws -> (Handoff, url: String) {
+        let accountID = tenancy.accountID
         let secret = BearerSecret(using: random)
         guard let handoff = try store.replaceHandoffSecret(id: handoffID, accountID: accountID,
                                                            secretHash: Digest.sha256Hex(secret.value), at: clock.now()),
-              let verification = try verifications.verification(accountID: accountID, id: handoff.verificationID),
+              let verification = try verifications.verification(tenancy: tenancy, id: handoff.verificationID),
               !verification.status.isClosed
         else {
             throw DomainError.conflict(detail: "The handoff created with this Idempotency-Key was used or has expired; create a new one.",
@@ -108,7 +113,7 @@ struct SignInService: Sendable {
         let hash = Digest.sha256Hex(secret.value)
         // The handoff is burnt in the session's transaction: both happen, or neither does.
         if let token = try startSession(verificationID: verificationID, method: .handoff, claim: { connection, now in
-            try store.consumeHandoff(secretHash: hash, verificationID: verificationID, at: now, on: connection)
+            try store.claimHandoff(secretHash: hash, verificationID: verificationID, at: now, on: connection)
         }) {
             return .session(token)
         }
@@ -123,6 +128,16 @@ struct SignInService: Sendable {
                                               version: verification.workflowVersion)?.continuation.matching ?? .choose
         return .continuation(ContinuationPrompt(number: opened.number, matching: matching, origin: opened.origin,
                                                 requestedAt: opened.createdAt, using: random), claim: claim)
+    }
+
+    /// A handoff's `nonce`: 1 to 128 printable ASCII characters (no control characters), so it
+    /// echoes as the customer's backend sent it; else 422 `invalid_request` naming `nonce`.
+    static func checkNonce(_ nonce: String) throws {
+        guard (1...128).contains(nonce.utf8.count), nonce.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw DomainError.invalidRequest(detail: "nonce must be 1 to 128 printable ASCII characters.",
+                                             errors: [FieldError(field: "nonce", message: "must be 1 to 128 printable ASCII characters",
+                                                                 code: .invalid)])
+        }
     }
 
     // MARK: SMS codes
@@ -145,13 +160,16 @@ struct SignInService: Sendable {
             throw DomainError.invalidRequest(detail: "Enter the mobile number with its country code, e.g. +91 98765 43210.",
                                              errors: [FieldError(field: "mobile", message: "must be a number with its country code", code: .mobileInvalid)])
         }
-        guard sender.isConfigured else { return .unavailable }
         let now = clock.now()
         let numberKey = Self.numberKey(mobile, key: numberHashKey)
+        // A test verification sends nothing, so it needs no sender; which mode a verification is
+        // in is no secret from its journey link (the page shows a test banner).
+        let verification = try verifications.verification(id: verificationID)
+        guard sender.isConfigured || verification?.livemode == false else { return .unavailable }
         try take(SignInLimits.addressBucket(clientAddress: clientAddress), at: now)
         // A verification that does not exist or is closed spends only the address's budget (no
         // rows for made-up ids).
-        guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else {
+        guard let verification, !verification.status.isClosed else {
             return .accepted
         }
         for bucket in SignInLimits.verificationBuckets(verificationID: verificationID.rawValue, numberKey: numberKey,
@@ -163,6 +181,12 @@ struct SignInService: Sendable {
         guard try rateLimits.take(bucket: send.key, at: now, interval: send.limit.interval, burst: send.limit.burst).allowed else {
             log.error("sign-in code for \(verificationID) not sent: its number had \(send.limit.burst) codes this hour",
                       requestID: nil)
+            return .accepted
+        }
+        guard verification.livemode else {
+            // Test mode: the code is 000000 and no message is queued (no SMS is ever sent).
+            try store.replaceCode(verificationID: verificationID, codeHMAC: hmac(.testMode, verificationID), at: now,
+                                  expiresAt: now.addingTimeInterval(OneTimeCode.lifetime), message: nil)
             return .accepted
         }
         let code = OneTimeCode(using: random)
@@ -214,24 +238,25 @@ struct SignInService: Sendable {
 
     /// A fresh session token at every sign-in; the first sign-in moves the verification to `in_progress`.
     func startSession(verificationID: ObjectID, returnURL: String?, method: SignInMethod) throws -> BearerSecret? {
-        try startSession(verificationID: verificationID, method: method) { _, _ in .some(returnURL) }
+        try startSession(verificationID: verificationID, method: method) { _, _ in SignInStore.ClaimedHandoff(returnURL: returnURL, nonce: nil) }
     }
 
     /// Starts a session for an open verification in one transaction with `claim` (which burns
-    /// the credential signed in with and gives the visit's return URL, or nil when the credential
-    /// is not good): the claim, the session and the `signed_in` event commit together, so a
-    /// failure anywhere leaves the credential unused. Nil when the claim or the verification
+    /// the credential signed in with and gives the visit's return URL and nonce, or nil when the
+    /// credential is not good): the claim, the session and the `signed_in` event commit together,
+    /// so a failure anywhere leaves the credential unused. Nil when the claim or the verification
     /// refuses.
     func startSession(verificationID: ObjectID, method: SignInMethod,
-                      claim: (DatabaseConnection, Date) throws -> String??) throws -> BearerSecret? {
+                      claim: (DatabaseConnection, Date) throws -> SignInStore.ClaimedHandoff?) throws -> BearerSecret? {
         guard let verification = try verifications.verification(id: verificationID), !verification.status.isClosed else { return nil }
         let now = clock.now()
         let token = BearerSecret(using: random)
         var started = false
-        _ = try verifications.update(accountID: verification.accountID, id: verificationID, at: now) { current, connection in
-            guard !current.status.isClosed, let returnURL = try claim(connection, now) else { return }
-            try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: returnURL,
-                                    at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime), method: method, on: connection)
+        _ = try verifications.update(tenancy: verification.tenancy, id: verificationID, at: now) { current, connection in
+            guard !current.status.isClosed, let claimed = try claim(connection, now) else { return }
+            try store.insertSession(tokenHash: Digest.sha256Hex(token.value), verificationID: verificationID, returnURL: claimed.returnURL,
+                                    at: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime), method: method,
+                                    nonce: claimed.nonce, on: connection)
             try current.apply(.signedIn(method: method), at: now, by: .journey)
             started = true
         }

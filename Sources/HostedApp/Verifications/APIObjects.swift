@@ -97,6 +97,7 @@ enum APIObjects {
             o.string("id", v.id.rawValue)
             o.joined("journey_url", journeyPrefix, v.id.rawValue)
             o.string("last_step", v.lastStep)
+            o.bool("livemode", v.livemode)
             o.stringMap("metadata", v.metadata)
             o.string("mobile_last4", v.mobileLast4)
             o.string("object", "verification")

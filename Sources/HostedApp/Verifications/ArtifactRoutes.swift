@@ -8,9 +8,9 @@ struct ArtifactRoutes {
     let service: VerificationService
 
     func register(in routes: inout Router.Builder) {
-        routes.add("GET", "/v1/verifications/{id}/artifacts/{artifact}", guards.authenticated { _, context, account in
+        routes.add("GET", "/v1/verifications/{id}/artifacts/{artifact}", guards.authenticated { _, context, _ in
             let artifactID = ObjectID(.artifact, parsing: context.parameters["artifact"] ?? "")
-            let (contentType, content) = try service.artifact(accountID: account.id, verificationID: try context.verificationID(),
+            let (contentType, content) = try service.artifact(tenancy: try context.tenancy(), verificationID: try context.verificationID(),
                                                               artifactID: artifactID)
             let fileExtension = ["image/jpeg": "jpg", "image/png": "png", "application/json": "json"][contentType] ?? "bin"
             return Response(status: 200, headers: HTTPHeaders([

@@ -16,7 +16,7 @@ import HostedStorage
 /// body (a user's id and mobile) is not held past a change; otherwise a newer body replaces it.
 struct RepeatedCreates: Sendable {
     struct Entry: Sendable {
-        let accountID: ObjectID
+        let tenancy: Tenancy
         let body: [UInt8]
         let answer: VerificationReadService.Rendered
         let asOf: LocalRead
@@ -33,27 +33,27 @@ struct RepeatedCreates: Sendable {
         memo = ReadMemo(capacity: capacity)
     }
 
-    /// The answer kept for this account and body, if it may still be given at `now`.
-    func answer(accountID: ObjectID, body: [UInt8], now: LocalRead) -> VerificationReadService.Rendered? {
+    /// The answer kept for this account, mode and body, if it may still be given at `now`.
+    func answer(tenancy: Tenancy, body: [UInt8], now: LocalRead) -> VerificationReadService.Rendered? {
         guard body.count <= Self.largestBody else { return nil }
-        return memo.value(for: Self.key(accountID, body)) { entry in
-            entry.asOf.isRecent(now) && entry.accountID == accountID && entry.body == body
+        return memo.value(for: Self.key(tenancy, body)) { entry in
+            entry.asOf.isRecent(now) && entry.tenancy == tenancy && entry.body == body
                 && !entry.answer.verification.isDueToExpire(at: now.time)
         }?.answer
     }
 
     /// Taken before the repeat's read: an answer is kept only if no verification changed since.
-    func ticket(accountID: ObjectID, body: [UInt8]) -> ReadMemo<Entry>.Ticket? {
-        body.count <= Self.largestBody ? memo.ticket(for: Self.key(accountID, body)) : nil
+    func ticket(tenancy: Tenancy, body: [UInt8]) -> ReadMemo<Entry>.Ticket? {
+        body.count <= Self.largestBody ? memo.ticket(for: Self.key(tenancy, body)) : nil
     }
 
     /// Keeps `answer`, given to a repeat of `body` from a read as of `asOf` (nil: PostgreSQL,
     /// nothing is kept).
-    func remember(_ answer: VerificationReadService.Rendered, accountID: ObjectID, body: [UInt8], asOf: LocalRead?,
+    func remember(_ answer: VerificationReadService.Rendered, tenancy: Tenancy, body: [UInt8], asOf: LocalRead?,
                   ticket: ReadMemo<Entry>.Ticket?) {
         guard let asOf, let ticket else { return }
-        memo.remember(Entry(accountID: accountID, body: body, answer: answer, asOf: asOf),
-                      for: Self.key(accountID, body), ticket: ticket)
+        memo.remember(Entry(tenancy: tenancy, body: body, answer: answer, asOf: asOf),
+                      for: Self.key(tenancy, body), ticket: ticket)
     }
 
     /// A verification changed: no body or answer is kept past it.
@@ -65,8 +65,8 @@ struct RepeatedCreates: Sendable {
     var count: Int { memo.count }
 
     /// Where an account's body lives in the memo; two keys may meet (invalid UTF-8 decodes to
-    /// U+FFFD), which is why `answer` compares the account and the bytes themselves.
-    private static func key(_ accountID: ObjectID, _ body: [UInt8]) -> String {
-        accountID.rawValue + "\u{0}" + String(decoding: body, as: UTF8.self)
+    /// U+FFFD), which is why `answer` compares the account, mode and the bytes themselves.
+    private static func key(_ tenancy: Tenancy, _ body: [UInt8]) -> String {
+        tenancy.accountID.rawValue + (tenancy.livemode ? "\u{0}" : "\u{1}") + String(decoding: body, as: UTF8.self)
     }
 }

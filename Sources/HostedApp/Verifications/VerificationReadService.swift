@@ -38,8 +38,8 @@ struct VerificationReadService: Sendable {
     /// anything else — a new verification, one past its time — is created on a worker thread, as
     /// a keyed create is.
     func createWithoutKey(_ request: Request, context: RequestContext) throws -> Reply {
-        let account = try context.account()
-        if let now = store.localRead(), let known = repeats.answer(accountID: account.id, body: request.body, now: now) {
+        let tenancy = try context.tenancy()
+        if let now = store.localRead(), let known = repeats.answer(tenancy: tenancy, body: request.body, now: now) {
             return .ready(response(known, status: 200))
         }
         let input = try VerificationRoutes.createInput(request)
@@ -48,7 +48,7 @@ struct VerificationReadService: Sendable {
         let log = context.log
         let createNew: @Sendable (_ repeatChecked: Bool) -> Reply = { [self] repeatChecked in
             do {
-                let (verification, created) = try service.create(accountID: account.id, input, by: actor, repeatChecked: repeatChecked)
+                let (verification, created) = try service.create(tenancy: tenancy, input, by: actor, repeatChecked: repeatChecked)
                 return .ready(respond(verification, status: created ? 201 : 200, ticket: ticket))
             } catch {
                 return Self.failed(error, log: log)
@@ -56,13 +56,13 @@ struct VerificationReadService: Sendable {
         }
         guard let (userID, key) = VerificationService.repeatable(input) else { return createNew(false) }
         let body = request.body
-        let repeatTicket = repeats.ticket(accountID: account.id, body: body)
+        let repeatTicket = repeats.ticket(tenancy: tenancy, body: body)
         return Reply.eventually { settle in
-            service.openForRepeat(accountID: account.id, userID: userID, workflowKey: key) { found in
+            service.openForRepeat(tenancy: tenancy, userID: userID, workflowKey: key) { found in
                 switch found {
                 case .success(let open?):
                     let answer = rendering(open.verification, ticket: ticket)
-                    repeats.remember(answer, accountID: account.id, body: body, asOf: open.asOf, ticket: repeatTicket)
+                    repeats.remember(answer, tenancy: tenancy, body: body, asOf: open.asOf, ticket: repeatTicket)
                     settle(.ready(response(answer, status: 200)))
                 case .success(nil): settle(.onWorker { createNew(true) })
                 case .failure(let error): settle(Self.failed(error, log: log))
@@ -109,17 +109,17 @@ struct VerificationReadService: Sendable {
     /// one is used, then one poll is asked for. Each statement goes through `Database.submit`, so
     /// on PostgreSQL no worker thread waits for it: `completion` runs once, later, on the
     /// pipeline's thread (on SQLite before this returns).
-    private func poll(account: Account, id: ObjectID,
+    private func poll(tenancy: Tenancy, id: ObjectID,
                       completion: @escaping @Sendable (Result<(RateLimitStore.Decision, Verification?), any Error>) -> Void) {
-        let bucket = "poll:\(account.id.rawValue):\(id.rawValue)"
+        let bucket = "poll:\(tenancy.accountID.rawValue):\(id.rawValue)"
         let now = clock.now()
         let size = pollLeases.size
         let take = pollLeases.take(bucket, at: now)
         let read: @Sendable () -> Void = { [store] in
-            store.verification(accountID: account.id, id: id) { completion($0.map { (.allowed, $0) }) }
+            store.verification(tenancy: tenancy, id: id) { completion($0.map { (.allowed, $0) }) }
         }
         if take == .leased { return read() }
-        store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
+        store.polled(tenancy: tenancy, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
                      burst: pollBurst, cost: size) { [self] result in
             guard case .success(let leased) = result, !leased.0.allowed else {
                 if case .success = result { pollLeases.grant(bucket, count: size - 1, at: now) }
@@ -127,14 +127,14 @@ struct VerificationReadService: Sendable {
             }
             if take == .renew, pollLeases.renewalRefused(bucket, at: now) { return read() }
             guard size > 1 else { return completion(result) }
-            store.polled(accountID: account.id, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
+            store.polled(tenancy: tenancy, id: id, bucket: bucket, at: now, interval: 1 / pollRate,
                          burst: pollBurst, completion: completion)
         }
     }
 
     /// `GET /v1/verifications/{id}[?wait=N]` with `If-None-Match`: `wait` seconds (already
     /// checked) of long-poll when the ETag still matches.
-    func read(_ request: Request, id: ObjectID, wait: Int, _ account: Account, context: RequestContext) throws -> Reply {
+    func read(_ request: Request, id: ObjectID, wait: Int, _ tenancy: Tenancy, context: RequestContext) throws -> Reply {
         // Per account and verification, so one account cannot exhaust another's budget. A
         // long-poll counts once, however long it waits.
         let ticket = rendered.ticket(for: id.rawValue)
@@ -143,9 +143,9 @@ struct VerificationReadService: Sendable {
         let log = context.log
         let seconds = wait
         return Reply.eventually { settle in
-            poll(account: account, id: id) { polled in
+            poll(tenancy: tenancy, id: id) { polled in
                 do {
-                    settle(try answer(polled.get(), account: account, id: id, ticket: ticket, presented: presented,
+                    settle(try answer(polled.get(), tenancy: tenancy, id: id, ticket: ticket, presented: presented,
                                       wait: seconds, peerAddress: peerAddress))
                 } catch {
                     settle(Self.failed(error, log: log))
@@ -156,7 +156,7 @@ struct VerificationReadService: Sendable {
 
     /// What a poll answers, once the verification is read: 429, 404, the verification, 304, or a
     /// long-poll until it changes.
-    private func answer(_ polled: (RateLimitStore.Decision, Verification?), account: Account, id: ObjectID,
+    private func answer(_ polled: (RateLimitStore.Decision, Verification?), tenancy: Tenancy, id: ObjectID,
                         ticket: ReadMemo<Rendered>.Ticket, presented: String?, wait: Int, peerAddress: String) throws -> Reply {
         let (decision, found) = polled
         guard decision.allowed else {
@@ -170,12 +170,11 @@ struct VerificationReadService: Sendable {
         guard let presented, Self.matches(presented, current.etag) else { return .ready(respond(current, ticket: ticket)) }
         guard wait > 0 else { return .ready(notModified(current)) }
 
-        let accountID = account.id
         let store = self.store
         let check: @Sendable () -> Response? = {
             // A failed re-read answers with the problem rather than leaving the poll hanging.
             do {
-                guard let now = try store.verification(accountID: accountID, id: id) else {
+                guard let now = try store.verification(tenancy: tenancy, id: id) else {
                     return DomainError.notFound(what: "verification").response
                 }
                 return Self.matches(presented, now.etag) ? nil : respond(now)
@@ -185,7 +184,7 @@ struct VerificationReadService: Sendable {
         }
         let timeout: @Sendable () -> Response = { check() ?? notModified(current) }
         let seconds = wait
-        let owners = ["account:\(account.id.rawValue)", "address:\(peerAddress)"]
+        let owners = ["account:\(tenancy.accountID.rawValue)", "address:\(peerAddress)"]
         guard longPoll.reserve(owners: owners) else {
             throw DomainError.rateLimited(
                 detail: "Too many long-polls are waiting for this API key or address (\(longPoll.limitPerOwner)); wait for one to finish.",
@@ -203,12 +202,12 @@ struct VerificationReadService: Sendable {
         }
     }
 
-    /// One page of the account's verifications, as the list's JSON.
-    func list(_ account: Account, filter: VerificationStore.Filter, parameters: ListParameters) throws -> Response {
+    /// One page of the account's verifications in the caller's mode, as the list's JSON.
+    func list(_ tenancy: Tenancy, filter: VerificationStore.Filter, parameters: ListParameters) throws -> Response {
         let page: [Verification]
         let hasMore: Bool
         do {
-            (page, hasMore) = try store.list(accountID: account.id, filter: filter, limit: parameters.limit,
+            (page, hasMore) = try store.list(tenancy: tenancy, filter: filter, limit: parameters.limit,
                                            startingAfter: parameters.startingAfter)
         } catch is VerificationStore.UnknownCursor {
             throw DomainError.invalidRequest(detail: "starting_after is not a verification of this account.",

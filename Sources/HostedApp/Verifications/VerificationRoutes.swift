@@ -14,9 +14,9 @@ struct VerificationRoutes {
     static let maximumWait = 30
 
     func register(in routes: inout Router.Builder) {
-        let keyedCreate = guards.idempotent { request, context, account in
+        let keyedCreate = guards.idempotent { request, context, _ in
             let ticket = reads.ticket()
-            let (verification, created) = try service.create(accountID: account.id, try Self.createInput(request),
+            let (verification, created) = try service.create(tenancy: try context.tenancy(), try Self.createInput(request),
                                                              by: try context.apiActor())
             return reads.respond(verification, status: created ? 201 : 200, ticket: ticket)
         }
@@ -24,34 +24,34 @@ struct VerificationRoutes {
             guard request.headers["Idempotency-Key"] == nil else { return .ready(try keyedCreate(request, context)) }
             return try reads.createWithoutKey(request, context: context)
         }
-        routes.add("GET", "/v1/verifications", guards.authenticated { request, _, account in
+        routes.add("GET", "/v1/verifications", guards.authenticated { request, context, _ in
             let (filter, parameters) = try Self.listInput(request)
-            return try reads.list(account, filter: filter, parameters: parameters)
+            return try reads.list(try context.tenancy(), filter: filter, parameters: parameters)
         })
         routes.addDeferrable("GET", "/v1/verifications/{id}") { request, context in
-            let account = try context.account()
-            return try reads.read(request, id: try context.verificationID(), wait: try Self.wait(request), account, context: context)
+            let tenancy = try context.tenancy()
+            return try reads.read(request, id: try context.verificationID(), wait: try Self.wait(request), tenancy, context: context)
         }
-        routes.add("PATCH", "/v1/verifications/{id}", guards.authenticated { request, context, account in
+        routes.add("PATCH", "/v1/verifications/{id}", guards.authenticated { request, context, _ in
             let id = try context.verificationID()
             var body = try JSONObject(body: request.body)
             let mobile = body.string("mobile")
             let returnURL = body.string("return_url")
             let metadata = body.stringMap("metadata")
             try body.finish()
-            let updated = try service.update(accountID: account.id, id: id, mobile: mobile,
+            let updated = try service.update(tenancy: try context.tenancy(), id: id, mobile: mobile,
                                               returnURL: returnURL.map { .some($0) }, metadata: metadata, by: try context.apiActor())
             return reads.respond(updated)
         })
-        routes.add("POST", "/v1/verifications/{id}/cancel", guards.idempotent { request, context, account in
+        routes.add("POST", "/v1/verifications/{id}/cancel", guards.idempotent { request, context, _ in
             let body = try JSONObject(body: request.body)
             try body.finish()
-            return reads.respond(try service.cancel(accountID: account.id, id: try context.verificationID(), by: try context.apiActor()))
+            return reads.respond(try service.cancel(tenancy: try context.tenancy(), id: try context.verificationID(), by: try context.apiActor()))
         })
-        routes.add("POST", "/v1/verifications/{id}/redact", guards.idempotent { request, context, account in
+        routes.add("POST", "/v1/verifications/{id}/redact", guards.idempotent { request, context, _ in
             let body = try JSONObject(body: request.body)
             try body.finish()
-            return reads.respond(try service.redact(accountID: account.id, id: try context.verificationID(), by: try context.apiActor()))
+            return reads.respond(try service.redact(tenancy: try context.tenancy(), id: try context.verificationID(), by: try context.apiActor()))
         })
     }
 

@@ -23,14 +23,15 @@ struct VerificationService: Sendable {
 
     /// Creates a verification, or returns the open one for the same user and workflow.
     /// `repeatChecked`: `openForRepeat` already found nothing to answer with.
-    func create(accountID: ObjectID, _ input: CreateInput, by actor: EventActor,
+    func create(tenancy: Tenancy, _ input: CreateInput, by actor: EventActor,
                 repeatChecked: Bool = false) throws -> (Verification, created: Bool) {
+        let accountID = tenancy.accountID
         var errors = Self.fieldErrors(input)
         // A repeat (the customer's retry, the common case) is answered by one read: the open
         // verification for this user and workflow, if it is not past its time. The insert below
         // still decides every race; this only skips its work when there is nothing to create.
         if !repeatChecked, let (userID, key) = Self.repeatable(input, errors: errors),
-           let open = try verifications.openVerification(accountID: accountID, userID: userID, workflowKey: key),
+           let open = try verifications.openVerification(tenancy: tenancy, userID: userID, workflowKey: key),
            !open.isDueToExpire(at: clock.now()) {
             return (open, false)
         }
@@ -51,7 +52,7 @@ struct VerificationService: Sendable {
             createdAt: now, updatedAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(workflow.lifecycle.expiresAfterSeconds)),
             redactAfterSeconds: workflow.lifecycle.redactAfterSeconds,
-            approvalsRequired: workflow.review.approvalsRequired)
+            approvalsRequired: workflow.review.approvalsRequired, livemode: tenancy.livemode)
         try verification.apply(.created, at: now, by: actor)
         return try verifications.createOrFetchOpen(verification)
     }
@@ -60,10 +61,10 @@ struct VerificationService: Sendable {
     /// `completion` gets the open verification to answer with (and as of when it was read), or
     /// nil when there is none (or it is past its time) and the create must go on. On PostgreSQL
     /// `completion` runs later on the pipeline's thread, on SQLite before this returns.
-    func openForRepeat(accountID: ObjectID, userID: String, workflowKey: String,
+    func openForRepeat(tenancy: Tenancy, userID: String, workflowKey: String,
                        completion: @escaping @Sendable (Result<FoundVerification?, any Error>) -> Void) {
         let clock = self.clock
-        verifications.openVerification(accountID: accountID, userID: userID, workflowKey: workflowKey) { found in
+        verifications.openVerification(tenancy: tenancy, userID: userID, workflowKey: workflowKey) { found in
             completion(found.map { open in open.flatMap { $0.verification.isDueToExpire(at: clock.now()) ? nil : $0 } })
         }
     }
@@ -93,7 +94,7 @@ struct VerificationService: Sendable {
     }
 
     /// Changes mobile, return URL or metadata while the verification is still editable.
-    func update(accountID: ObjectID, id: ObjectID, mobile: String?, returnURL: String??, metadata: [String: String]?,
+    func update(tenancy: Tenancy, id: ObjectID, mobile: String?, returnURL: String??, metadata: [String: String]?,
                 by actor: EventActor) throws -> Verification {
         var errors: [FieldError] = []
         if let mobile, !VerificationRules.isValidMobile(mobile) {
@@ -101,9 +102,9 @@ struct VerificationService: Sendable {
         }
         if let metadata { errors += VerificationRules.metadataErrors(metadata) }
         guard errors.isEmpty else { throw DomainError.invalidRequest(detail: "The update is not valid.", errors: errors) }
-        let checkedReturnURL: String?? = try returnURL.map { url in try url.map { try registeredReturnURL($0, accountID: accountID) } }
+        let checkedReturnURL: String?? = try returnURL.map { url in try url.map { try registeredReturnURL($0, accountID: tenancy.accountID) } }
         let now = clock.now()
-        return try verifications.update(accountID: accountID, id: id, at: now) { verification in
+        return try verifications.update(tenancy: tenancy, id: id, at: now) { verification in
             let before = verification
             if let mobile { verification.mobile = mobile }
             if let checkedReturnURL { verification.returnURL = checkedReturnURL }
@@ -117,22 +118,22 @@ struct VerificationService: Sendable {
     }
 
     /// Redacts a verification in a terminal state (repeating it is a no-op).
-    func redact(accountID: ObjectID, id: ObjectID, by actor: EventActor) throws -> Verification {
+    func redact(tenancy: Tenancy, id: ObjectID, by actor: EventActor) throws -> Verification {
         let now = clock.now()
-        return try verifications.redact(accountID: accountID, id: id, at: now) { try $0.apply(.redacted, at: now, by: actor) }
+        return try verifications.redact(tenancy: tenancy, id: id, at: now) { try $0.apply(.redacted, at: now, by: actor) }
     }
 
     /// Cancels; already-canceled is answered as is, a decided or expired one is refused.
-    func cancel(accountID: ObjectID, id: ObjectID, by actor: EventActor) throws -> Verification {
+    func cancel(tenancy: Tenancy, id: ObjectID, by actor: EventActor) throws -> Verification {
         let now = clock.now()
-        return try verifications.update(accountID: accountID, id: id, at: now) { verification in
+        return try verifications.update(tenancy: tenancy, id: id, at: now) { verification in
             try verification.apply(.canceled, at: now, by: actor)
         }
     }
 
-    /// An artifact of a verification of `accountID`: its content type and bytes.
-    func artifact(accountID: ObjectID, verificationID: ObjectID, artifactID: ObjectID?) throws -> (contentType: String, content: [UInt8]) {
-        guard try verifications.verification(accountID: accountID, id: verificationID) != nil, let artifactID,
+    /// An artifact of a verification of `tenancy`: its content type and bytes.
+    func artifact(tenancy: Tenancy, verificationID: ObjectID, artifactID: ObjectID?) throws -> (contentType: String, content: [UInt8]) {
+        guard try verifications.verification(tenancy: tenancy, id: verificationID) != nil, let artifactID,
               let found = try artifacts.content(id: artifactID, verificationID: verificationID)
         else { throw DomainError.notFound(what: "artifact") }
         return found

@@ -11,6 +11,7 @@ enum WebhookJSON {
         object.string("disabled_reason", endpoint.disabledReason?.rawValue)
         object.raw("events", JSONText.array(endpoint.events.entries.map(JSONText.quoted)))
         object.string("id", endpoint.id.rawValue)
+        object.bool("livemode", endpoint.livemode)
         object.string("object", "webhook_endpoint")
         if let secret { object.string("secret", secret) }
         object.string("status", endpoint.status.rawValue)
@@ -18,7 +19,8 @@ enum WebhookJSON {
         return object.json
     }
 
-    static func delivery(_ delivery: WebhookStore.Delivery) -> String {
+    /// A delivery attempt, in its endpoint's mode (`livemode`).
+    static func delivery(_ delivery: WebhookStore.Delivery, livemode: Bool) -> String {
         var object = JSONText.Object()
         object.int("attempt", delivery.attempt)
         object.string("created_at", RFC3339.format(delivery.createdAt))
@@ -27,6 +29,7 @@ enum WebhookJSON {
         object.string("event_id", delivery.eventID)
         object.string("event_type", delivery.eventType)
         object.string("id", delivery.id)
+        object.bool("livemode", livemode)
         object.string("next_attempt_at", delivery.nextAttemptAt.map { RFC3339.format($0) })
         object.string("object", "webhook_delivery")
         if let status = delivery.responseStatus { object.int("response_status", status) } else { object.raw("response_status", "null") }

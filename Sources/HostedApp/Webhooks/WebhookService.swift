@@ -37,58 +37,59 @@ struct WebhookService: Sendable {
         }
     }
 
-    func create(accountID: ObjectID, url: String, events: EventFilter, description: String?) throws -> (WebhookEndpoint, secret: String) {
+    func create(tenancy: Tenancy, url: String, events: EventFilter, description: String?) throws -> (WebhookEndpoint, secret: String) {
         _ = try target(url)
-        let endpoint = WebhookEndpoint(id: ObjectID(.webhookEndpoint, using: random), accountID: accountID, url: url, events: events,
-                                       description: description, status: .enabled, disabledReason: nil, createdAt: clock.now())
+        let endpoint = WebhookEndpoint(id: ObjectID(.webhookEndpoint, using: random), accountID: tenancy.accountID, url: url, events: events,
+                                       description: description, status: .enabled, disabledReason: nil, createdAt: clock.now(),
+                                       livemode: tenancy.livemode)
         let secret = WebhookSignature.newSecret(using: random)
         guard try store.create(endpoint, sealedSecret: try seal(secret, endpointID: endpoint.id), limit: WebhookEndpoint.perAccountLimit) else {
             throw DomainError.conflict(
-                detail: "The account already has \(WebhookEndpoint.perAccountLimit) webhook endpoints, the most it may have; delete one to make room.",
+                detail: "The account already has \(WebhookEndpoint.perAccountLimit) webhook endpoints in this mode, the most it may have; delete one to make room.",
                 code: .webhookEndpointLimitReached)
         }
         return (endpoint, secret)
     }
 
-    func rotate(accountID: ObjectID, id: ObjectID) throws -> (WebhookEndpoint, secret: String) {
+    func rotate(tenancy: Tenancy, id: ObjectID) throws -> (WebhookEndpoint, secret: String) {
         let now = clock.now()
         let secret = WebhookSignature.newSecret(using: random)
-        guard try store.rotate(accountID: accountID, id: id, sealedSecret: try seal(secret, endpointID: id), at: now,
+        guard try store.rotate(tenancy: tenancy, id: id, sealedSecret: try seal(secret, endpointID: id), at: now,
                                previousUntil: now.addingTimeInterval(WebhookEndpoint.rotationOverlap)),
-              let endpoint = try store.endpoint(accountID: accountID, id: id)
+              let endpoint = try store.endpoint(tenancy: tenancy, id: id)
         else { throw DomainError.notFound(what: "webhook endpoint") }
         return (endpoint, secret)
     }
 
     /// Queues a `webhook.test` message to the endpoint, due now; returns its event id.
-    func sendTest(accountID: ObjectID, id: ObjectID) throws -> ObjectID {
-        guard let endpoint = try store.endpoint(accountID: accountID, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
+    func sendTest(tenancy: Tenancy, id: ObjectID) throws -> ObjectID {
+        guard let endpoint = try store.endpoint(tenancy: tenancy, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
         guard endpoint.status == .enabled else {
             throw DomainError.conflict(detail: "The webhook endpoint is disabled; enable it to send a test.", code: .webhookEndpointDisabled)
         }
         let now = clock.now()
         let eventID = ObjectID(.event, using: random)
-        try store.enqueue(endpointID: id, accountID: accountID, eventID: eventID, type: WebhookMessage.testType,
-                          payload: WebhookMessage.testBody(eventID: eventID, at: now), at: now)
+        try store.enqueue(endpointID: id, accountID: tenancy.accountID, eventID: eventID, type: WebhookMessage.testType,
+                          payload: WebhookMessage.testBody(eventID: eventID, at: now, livemode: tenancy.livemode), at: now)
         return eventID
     }
 
-    func recover(accountID: ObjectID, id: ObjectID, since: Date) throws -> Int {
-        try store.recover(accountID: accountID, endpointID: id, since: since, at: clock.now()) { event, status in
+    func recover(tenancy: Tenancy, id: ObjectID, since: Date) throws -> Int {
+        try store.recover(tenancy: tenancy, endpointID: id, since: since, at: clock.now()) { event, status in
             WebhookMessage.body(for: event, status: status)
         }
     }
 
     // MARK: Endpoints as the API shows them
 
-    func endpoint(accountID: ObjectID, id: ObjectID) throws -> WebhookEndpoint {
-        guard let endpoint = try store.endpoint(accountID: accountID, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
+    func endpoint(tenancy: Tenancy, id: ObjectID) throws -> WebhookEndpoint {
+        guard let endpoint = try store.endpoint(tenancy: tenancy, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
         return endpoint
     }
 
-    func list(accountID: ObjectID, page: ListParameters) throws -> (endpoints: [WebhookEndpoint], hasMore: Bool) {
+    func list(tenancy: Tenancy, page: ListParameters) throws -> (endpoints: [WebhookEndpoint], hasMore: Bool) {
         do {
-            return try store.list(accountID: accountID, limit: page.limit, startingAfter: page.startingAfter)
+            return try store.list(tenancy: tenancy, limit: page.limit, startingAfter: page.startingAfter)
         } catch is WebhookStore.UnknownCursor {
             throw Self.unknownCursor("webhook endpoint")
         }
@@ -103,9 +104,9 @@ struct WebhookService: Sendable {
         var status: WebhookEndpoint.Status?
     }
 
-    func update(accountID: ObjectID, id: ObjectID, _ change: Change) throws -> WebhookEndpoint {
+    func update(tenancy: Tenancy, id: ObjectID, _ change: Change) throws -> WebhookEndpoint {
         if let url = change.url { _ = try target(url) }
-        return try store.update(accountID: accountID, id: id, at: clock.now()) { endpoint in
+        return try store.update(tenancy: tenancy, id: id, at: clock.now()) { endpoint in
             if let url = change.url { endpoint.url = url }
             if let filter = change.events { endpoint.events = filter }
             if let description = change.description { endpoint.description = description.isEmpty ? nil : description }
@@ -116,15 +117,15 @@ struct WebhookService: Sendable {
         }
     }
 
-    func delete(accountID: ObjectID, id: ObjectID) throws {
-        guard try store.delete(accountID: accountID, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
+    func delete(tenancy: Tenancy, id: ObjectID) throws {
+        guard try store.delete(tenancy: tenancy, id: id) else { throw DomainError.notFound(what: "webhook endpoint") }
     }
 
     /// One page of an endpoint's delivery attempts, newest first; `startingAfter` a delivery id.
-    func deliveries(accountID: ObjectID, endpointID: ObjectID, limit: Int,
+    func deliveries(tenancy: Tenancy, endpointID: ObjectID, limit: Int,
                     startingAfter: String?) throws -> (deliveries: [WebhookStore.Delivery], hasMore: Bool) {
         do {
-            return try store.deliveries(accountID: accountID, endpointID: endpointID, limit: limit, startingAfter: startingAfter)
+            return try store.deliveries(accountID: tenancy.accountID, endpointID: endpointID, limit: limit, startingAfter: startingAfter)
         } catch is WebhookStore.UnknownCursor {
             throw Self.unknownCursor("webhook delivery of this endpoint")
         }

@@ -20,9 +20,14 @@ public struct Event: Equatable, Sendable {
     public let createdAt: Date
     public let previousHash: String?
     public let hash: String
+    /// False for an event of a test verification. Shown (and hashed) only when false, so every
+    /// chain written before test mode existed still verifies, and the API object is exactly what
+    /// the hash covers plus the two hashes.
+    public let livemode: Bool
 
     public init(id: ObjectID, accountID: ObjectID, verificationID: ObjectID, sequence: Int64, type: String,
-                actorKind: String, actorID: String?, data: String, createdAt: Date, previousHash: String?, hash: String) {
+                actorKind: String, actorID: String?, data: String, createdAt: Date, previousHash: String?, hash: String,
+                livemode: Bool = true) {
         self.id = id
         self.accountID = accountID
         self.verificationID = verificationID
@@ -34,6 +39,7 @@ public struct Event: Equatable, Sendable {
         self.createdAt = createdAt
         self.previousHash = previousHash
         self.hash = hash
+        self.livemode = livemode
     }
 
     /// The canonical JSON text of `data` (keys sorted, no spaces).
@@ -66,6 +72,7 @@ public struct Event: Equatable, Sendable {
         object.raw("data", data)
         if withHashes { object.string("hash", hash) }
         object.string("id", id.rawValue)
+        if !livemode { object.bool("livemode", false) }
         object.string("object", "event")
         if withHashes { object.string("previous_hash", previousHash) }
         object.int("sequence", Int(sequence))

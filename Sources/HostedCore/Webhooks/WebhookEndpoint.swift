@@ -26,9 +26,11 @@ public struct WebhookEndpoint: Equatable, Sendable {
     public var status: Status
     public var disabledReason: DisabledReason?
     public let createdAt: Date
+    /// False for a test-mode endpoint: it hears only test verifications' events.
+    public let livemode: Bool
 
     public init(id: ObjectID, accountID: ObjectID, url: String, events: EventFilter, description: String?,
-                status: Status, disabledReason: DisabledReason?, createdAt: Date) {
+                status: Status, disabledReason: DisabledReason?, createdAt: Date, livemode: Bool = true) {
         self.id = id
         self.accountID = accountID
         self.url = url
@@ -37,14 +39,18 @@ public struct WebhookEndpoint: Equatable, Sendable {
         self.status = status
         self.disabledReason = disabledReason
         self.createdAt = createdAt
+        self.livemode = livemode
     }
+
+    /// The account and mode it belongs to.
+    public var tenancy: Tenancy { Tenancy(accountID: accountID, livemode: livemode) }
 
     public static let maximumDescriptionLength = 500
     /// How long a rotated-out secret goes on signing beside the new one.
     public static let rotationOverlap: TimeInterval = 24 * 3600
     /// An endpoint with no success for this long while failing is disabled.
     public static let failingLimit: TimeInterval = 5 * 24 * 3600
-    /// Endpoints an account may have in one mode (today only live): with the per-account share
+    /// Endpoints an account may have in one mode (live or test): with the per-account share
     /// of delivery capacity, what bounds one account's messages per event.
     public static let perAccountLimit = 16
     /// Attempts in flight for one account at once, across every process: one account's hanging

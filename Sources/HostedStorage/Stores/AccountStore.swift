@@ -37,8 +37,9 @@ public struct AccountStore: Sendable {
 
     private func insert(_ key: APIKey, secretHash: String, on connection: DatabaseConnection) throws {
         try connection.query("""
-            INSERT INTO api_keys (id, account_id, secret_hash, display_prefix, created_at)
-            VALUES (\(key.id.rawValue), \(key.accountID.rawValue), \(secretHash), \(key.displayPrefix), \(key.createdAt.unixMilliseconds))
+            INSERT INTO api_keys (id, account_id, secret_hash, display_prefix, created_at, livemode)
+            VALUES (\(key.id.rawValue), \(key.accountID.rawValue), \(secretHash), \(key.displayPrefix), \(key.createdAt.unixMilliseconds),
+                    \(Int64(key.livemode ? 1 : 0)))
             """)
     }
 
@@ -54,13 +55,15 @@ public struct AccountStore: Sendable {
         try caller(forKeyHash: secretHash)?.account
     }
 
-    /// The live key with this secret hash, and its account.
-    public func caller(forKeyHash secretHash: String) throws -> (account: Account, keyID: ObjectID)? {
+    /// The unrevoked key with this secret hash: its account, its id and its mode.
+    public func caller(forKeyHash secretHash: String) throws -> APICaller? {
         let rows = try database.query("""
-            SELECT a.id, a.name, a.created_at, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            SELECT a.id, a.name, a.created_at, k.id AS key_id, k.livemode FROM api_keys k JOIN accounts a ON a.id = k.account_id
             WHERE k.secret_hash = \(secretHash) AND k.revoked_at IS NULL
             """)
-        return try rows.first.map { (try Self.account(from: $0), try Self.id(.apiKey, $0, "key_id")) }
+        return try rows.first.map {
+            APICaller(account: try Self.account(from: $0), keyID: try Self.id(.apiKey, $0, "key_id"), livemode: try $0.int("livemode") != 0)
+        }
     }
 
     public func account(_ id: ObjectID) throws -> Account? {
@@ -71,14 +74,15 @@ public struct AccountStore: Sendable {
     /// The account's keys, newest first.
     public func keys(of accountID: ObjectID) throws -> [APIKey] {
         let rows = try database.query("""
-            SELECT id, account_id, display_prefix, created_at, revoked_at FROM api_keys
+            SELECT id, account_id, display_prefix, created_at, revoked_at, livemode FROM api_keys
             WHERE account_id = \(accountID.rawValue) ORDER BY created_at DESC, id DESC
             """)
         return try rows.map { row in
             APIKey(id: try Self.id(.apiKey, row, "id"), accountID: try Self.id(.account, row, "account_id"),
                    displayPrefix: try row.string("display_prefix"),
                    createdAt: Date(unixMilliseconds: try row.int("created_at")),
-                   revokedAt: try row.optionalInt("revoked_at").map(Date.init(unixMilliseconds:)))
+                   revokedAt: try row.optionalInt("revoked_at").map(Date.init(unixMilliseconds:)),
+                   livemode: try row.int("livemode") != 0)
         }
     }
 

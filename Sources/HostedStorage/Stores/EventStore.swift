@@ -13,7 +13,7 @@ public struct EventStore: Sendable {
         self.random = random
     }
 
-    static let columns = "id, account_id, verification_id, sequence, type, actor_type, actor_id, data, created_at, previous_hash, hash"
+    static let columns = "id, account_id, verification_id, sequence, type, actor_type, actor_id, data, created_at, previous_hash, hash, livemode"
 
     /// `columns`, each qualified by a table alias (`e.id, e.account_id, …`), for joins.
     static func columns(of alias: String) -> String {
@@ -49,7 +49,8 @@ public struct EventStore: Sendable {
             let event = Self.seal(id: ObjectID(.event, using: random), accountID: verification.accountID,
                                   verificationID: verification.id, sequence: sequence, type: draft.type.rawValue,
                                   actorKind: draft.actor.kind.rawValue, actorID: draft.actor.id,
-                                  data: Event.canonicalData(draft.data), createdAt: time, previousHash: previousHash)
+                                  data: Event.canonicalData(draft.data), createdAt: time, previousHash: previousHash,
+                                  livemode: verification.livemode)
             previousHash = event.hash
             return event
         }
@@ -58,18 +59,19 @@ public struct EventStore: Sendable {
     static func values(_ event: Event) -> [SQLValue] {
         [.text(event.id.rawValue), .text(event.accountID.rawValue), .text(event.verificationID.rawValue), .integer(event.sequence),
          .text(event.type), .text(event.actorKind), .optionalText(event.actorID), .text(event.data), .date(event.createdAt),
-         .optionalText(event.previousHash), .text(event.hash)]
+         .optionalText(event.previousHash), .text(event.hash), .integer(event.livemode ? 1 : 0)]
     }
 
     /// An event with its hash computed from `previousHash` and its canonical JSON.
     public static func seal(id: ObjectID, accountID: ObjectID, verificationID: ObjectID, sequence: Int64, type: String,
-                            actorKind: String, actorID: String?, data: String, createdAt: Date, previousHash: String?) -> Event {
+                            actorKind: String, actorID: String?, data: String, createdAt: Date, previousHash: String?,
+                            livemode: Bool = true) -> Event {
         let unsealed = Event(id: id, accountID: accountID, verificationID: verificationID, sequence: sequence, type: type,
                              actorKind: actorKind, actorID: actorID, data: data, createdAt: createdAt,
-                             previousHash: previousHash, hash: "")
+                             previousHash: previousHash, hash: "", livemode: livemode)
         return Event(id: id, accountID: accountID, verificationID: verificationID, sequence: sequence, type: type,
                      actorKind: actorKind, actorID: actorID, data: data, createdAt: createdAt,
-                     previousHash: previousHash, hash: hash(of: unsealed))
+                     previousHash: previousHash, hash: hash(of: unsealed), livemode: livemode)
     }
 
     /// What `event.hash` must be: SHA-256 hex of its previous hash, a newline and its canonical JSON.
@@ -88,19 +90,21 @@ public struct EventStore: Sendable {
         }
     }
 
-    /// `list`'s `startingAfter` names no event of the account.
+    /// `list`'s `startingAfter` names no event of the account in this mode.
     public struct UnknownCursor: Error, Equatable {}
 
-    /// The account's events, oldest first (by time, then verification and sequence; one
-    /// verification's by sequence alone); one page after `startingAfter`, and whether more follow.
-    public func list(accountID: ObjectID, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool) {
+    /// The account's events of one mode, oldest first (by time, then verification and sequence;
+    /// one verification's by sequence alone); one page after `startingAfter`, and whether more follow.
+    public func list(tenancy: Tenancy, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool) {
+        let accountID = tenancy.accountID
+        let mode: Int64 = tenancy.livemode ? 1 : 0
         var cursorTime: Int64 = Int64.min
         var cursorVerification = ""
         var cursorSequence: Int64 = 0
         if let startingAfter {
             guard let cursor = try database.query("""
                 SELECT created_at, verification_id, sequence FROM events
-                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue)
+                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue) AND livemode = \(mode)
                 """).first
             else { throw UnknownCursor() }
             cursorTime = try cursor.int("created_at")
@@ -113,7 +117,7 @@ public struct EventStore: Sendable {
             if startingAfter != nil && cursorVerification != verificationID.rawValue { throw UnknownCursor() }
             let rows = try database.query("""
                 SELECT \(unsafeSQL: Self.columns) FROM events
-                WHERE account_id = \(accountID.rawValue) AND verification_id = \(verificationID.rawValue)
+                WHERE account_id = \(accountID.rawValue) AND livemode = \(mode) AND verification_id = \(verificationID.rawValue)
                   AND sequence > \(cursorSequence) AND (\(filter.type ?? "") = '' OR type = \(filter.type ?? ""))
                 ORDER BY sequence
                 LIMIT \(Int64(limit + 1))
@@ -122,7 +126,7 @@ public struct EventStore: Sendable {
         }
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM events
-            WHERE account_id = \(accountID.rawValue)
+            WHERE account_id = \(accountID.rawValue) AND livemode = \(mode)
               AND (created_at > \(cursorTime)
                    OR (created_at = \(cursorTime) AND (verification_id > \(cursorVerification)
                        OR (verification_id = \(cursorVerification) AND sequence > \(cursorSequence)))))
@@ -201,6 +205,7 @@ public struct EventStore: Sendable {
         return Event(id: id, accountID: accountID, verificationID: verificationID, sequence: try row.int("sequence"),
                      type: try row.string("type"), actorKind: try row.string("actor_type"), actorID: try row.optionalString("actor_id"),
                      data: try row.string("data"), createdAt: try row.date("created_at"),
-                     previousHash: try row.optionalString("previous_hash"), hash: try row.string("hash"))
+                     previousHash: try row.optionalString("previous_hash"), hash: try row.string("hash"),
+                     livemode: try row.int("livemode") != 0)
     }
 }

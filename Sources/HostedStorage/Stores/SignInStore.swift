@@ -14,12 +14,13 @@ public struct SignInStore: Sendable {
 
     /// Inserts on `connection`: in the transaction that records the handoff's event.
     /// With `continuationID`, the handoff opens that continuation instead of signing in (the
-    /// customer's app joining the computer's continuation).
-    public func insertHandoff(_ handoff: Handoff, secretHash: String, continuationID: String? = nil,
+    /// customer's app joining the computer's continuation). `nonce` goes to the session it
+    /// opens, for the signed result to echo (migration 0024).
+    public func insertHandoff(_ handoff: Handoff, secretHash: String, continuationID: String? = nil, nonce: String? = nil,
                               on connection: DatabaseConnection) throws {
         try connection.query("""
-            INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at, continuation_id)
-            VALUES (\(handoff.id.rawValue), \(handoff.verificationID.rawValue), \(handoff.accountID.rawValue), \(secretHash), \(handoff.returnURL), \(handoff.createdAt), \(handoff.expiresAt), \(continuationID))
+            INSERT INTO handoffs (id, verification_id, account_id, secret_hash, return_url, created_at, expires_at, continuation_id, nonce)
+            VALUES (\(handoff.id.rawValue), \(handoff.verificationID.rawValue), \(handoff.accountID.rawValue), \(secretHash), \(handoff.returnURL), \(handoff.createdAt), \(handoff.expiresAt), \(continuationID), \(nonce))
             """)
     }
 
@@ -43,44 +44,63 @@ public struct SignInStore: Sendable {
     /// `.some`), everyone else nil.
     public func consumeHandoff(secretHash: String, verificationID: ObjectID, at time: Date,
                                on connection: DatabaseConnection? = nil) throws -> String?? {
+        try claimHandoff(secretHash: secretHash, verificationID: verificationID, at: time, on: connection).map(\.returnURL)
+    }
+
+    /// What a consumed handoff carries to the session it opens.
+    public struct ClaimedHandoff: Equatable, Sendable {
+        public let returnURL: String?
+        public let nonce: String?
+
+        public init(returnURL: String?, nonce: String?) {
+            self.returnURL = returnURL
+            self.nonce = nonce
+        }
+    }
+
+    /// `consumeHandoff` with the handoff's `nonce` as well.
+    public func claimHandoff(secretHash: String, verificationID: ObjectID, at time: Date,
+                             on connection: DatabaseConnection? = nil) throws -> ClaimedHandoff? {
         let statement: SQL = """
             UPDATE handoffs SET used_at = \(time)
             WHERE secret_hash = \(secretHash) AND verification_id = \(verificationID.rawValue) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(time)
               AND continuation_id IS NULL
-            RETURNING return_url
+            RETURNING return_url, nonce
             """
         let rows = try connection.map { try $0.query(statement) } ?? database.query(statement)
         guard let row = rows.first else { return nil }
-        return .some(try row.optionalString("return_url"))
+        return ClaimedHandoff(returnURL: try row.optionalString("return_url"), nonce: try row.optionalString("nonce"))
     }
 
     // MARK: Sessions
 
     public func insertSession(tokenHash: String, verificationID: ObjectID, returnURL: String?, at time: Date, expiresAt: Date,
-                              method: SignInMethod? = nil, on connection: DatabaseConnection? = nil) throws {
+                              method: SignInMethod? = nil, nonce: String? = nil, on connection: DatabaseConnection? = nil) throws {
         let statement: SQL = """
-            INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at, method)
-            VALUES (\(tokenHash), \(verificationID.rawValue), \(returnURL), \(time), \(expiresAt), \(method?.rawValue))
+            INSERT INTO journey_sessions (token_hash, verification_id, return_url, created_at, expires_at, method, nonce)
+            VALUES (\(tokenHash), \(verificationID.rawValue), \(returnURL), \(time), \(expiresAt), \(method?.rawValue), \(nonce))
             """
         _ = try connection.map { try $0.query(statement) } ?? database.query(statement)
     }
 
-    /// A live session: its verification, the visit's return URL, and whether it is a second
-    /// device's (it began by continuation).
+    /// A live session: its verification, the visit's return URL, whether it is a second
+    /// device's (it began by continuation), and the nonce of the handoff it began with.
     public struct Session: Equatable, Sendable {
         public let verificationID: ObjectID
         public let returnURL: String?
         public var continued: Bool = false
+        public var nonce: String? = nil
     }
 
     public func session(tokenHash: String, verificationID: ObjectID, at time: Date) throws -> Session? {
         let rows = try database.query("""
-            SELECT return_url, method FROM journey_sessions
+            SELECT return_url, method, nonce FROM journey_sessions
             WHERE token_hash = \(tokenHash) AND verification_id = \(verificationID.rawValue) AND revoked_at IS NULL AND expires_at > \(time)
             """)
         guard let row = rows.first else { return nil }
         return Session(verificationID: verificationID, returnURL: try row.optionalString("return_url"),
-                       continued: try row.optionalString("method") == SignInMethod.continuation.rawValue)
+                       continued: try row.optionalString("method") == SignInMethod.continuation.rawValue,
+                       nonce: try row.optionalString("nonce"))
     }
 
     public func endSession(tokenHash: String, at time: Date) throws {
@@ -92,14 +112,16 @@ public struct SignInStore: Sendable {
     /// Stores a new code for the verification, replacing any earlier one.
     /// Replaces the verification's code and queues its message in one transaction: a code is
     /// live only if its message will be sent, and a message is queued only for the live code.
+    /// A test verification's code (always `000000`) has no message: nothing is sent.
     public func replaceCode(verificationID: ObjectID, codeHMAC: String, at time: Date, expiresAt: Date,
-                            message: (id: ObjectID, sealed: [UInt8])) throws {
+                            message: (id: ObjectID, sealed: [UInt8])?) throws {
         try database.transaction { connection in
             try connection.query("""
                 INSERT INTO otp_codes (verification_id, code_hmac, created_at, expires_at, attempts)
                 VALUES (\(verificationID.rawValue), \(codeHMAC), \(time), \(expiresAt), 0)
                 ON CONFLICT (verification_id) DO UPDATE SET code_hmac = \(codeHMAC), created_at = \(time), expires_at = \(expiresAt), attempts = 0, used_at = NULL
                 """)
+            guard let message else { return }
             try SMSQueueStore.enqueue(id: message.id, verificationID: verificationID, sealed: message.sealed, at: time, on: connection)
         }
     }

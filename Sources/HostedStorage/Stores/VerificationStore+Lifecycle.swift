@@ -10,17 +10,18 @@ extension VerificationStore {
     /// reviewers' notes; and stored idempotent replies that show it. Repeating it changes nothing.
     /// On SQLite (`secure_delete` on every connection) the WAL is then checkpointed and
     /// truncated, so the erased values are in neither file.
-    public func redact(accountID: ObjectID, id: ObjectID, at time: Date,
+    public func redact(tenancy: Tenancy, id: ObjectID, at time: Date,
                        _ transition: (inout Verification) throws -> Void) throws -> Verification {
-        let redacted = try update(accountID: accountID, id: id, at: time) { verification, connection in
+        let accountID = tenancy.accountID
+        let redacted = try update(tenancy: tenancy, id: id, at: time) { verification, connection in
             let before = verification
             try transition(&verification)
             guard before.redactedAt == nil, verification.redactedAt != nil else { return }
             let mobile = before.mobile
-            try connection.query("""
             // The data key goes with this commit (every object sealed with it is unreadable from
             // now on); the objects themselves are deleted by the sweeper.
             try ArtifactObjectQueue.redact(verificationID: id, at: time, on: connection)
+            try connection.query("""
                 UPDATE artifacts SET content = \([UInt8]()), redacted_at = \(time)
                 WHERE verification_id = \(id.rawValue) AND redacted_at IS NULL
                 """)
@@ -71,16 +72,16 @@ extension VerificationStore {
     /// so each gets exactly one `verification.expired`.
     public func expireDue(at time: Date, limit: Int = 100) throws -> Int {
         let due = try database.query("""
-            SELECT id, account_id FROM verifications
+            SELECT id, account_id, livemode FROM verifications
             WHERE status IN (\(VerificationStatus.created.rawValue), \(VerificationStatus.inProgress.rawValue)) AND expires_at <= \(time)
             ORDER BY expires_at LIMIT \(Int64(limit))
             """)
         var expired = 0
         for row in due {
-            let (accountID, id) = try Self.ids(row)
+            let (tenancy, id) = try Self.ids(row)
             var changed = false
             do {
-                _ = try update(accountID: accountID, id: id, at: time, skipLocked: true) { verification, _ in
+                _ = try update(tenancy: tenancy, id: id, at: time, skipLocked: true) { verification, _ in
                     changed = verification.unwrittenEvents.contains { $0.type == .expired }
                 }
             } catch DomainError.notFound(_) {
@@ -95,29 +96,31 @@ extension VerificationStore {
     /// retention has run out.
     public func redactDue(at time: Date, limit: Int = 100, _ transition: (inout Verification) throws -> Void) throws -> Int {
         let due = try database.query("""
-            SELECT id, account_id FROM verifications
+            SELECT id, account_id, livemode FROM verifications
             WHERE redact_at IS NOT NULL AND redact_at <= \(time) AND redacted_at IS NULL
             ORDER BY redact_at LIMIT \(Int64(limit))
             """)
         var redacted = 0
         for row in due {
-            let (accountID, id) = try Self.ids(row)
-            if try redact(accountID: accountID, id: id, at: time, transition).redactedAt == time { redacted += 1 }
+            let (tenancy, id) = try Self.ids(row)
+            if try redact(tenancy: tenancy, id: id, at: time, transition).redactedAt == time { redacted += 1 }
         }
         return redacted
     }
 
-    /// The events of one verification of the account, oldest first; nil if it is not the account's.
-    public func events(accountID: ObjectID, id: ObjectID, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool)? {
-        guard try database.query("SELECT id FROM verifications WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)").first != nil
+    /// The events of one verification of the account and mode, oldest first; nil if it is not theirs.
+    public func events(tenancy: Tenancy, id: ObjectID, limit: Int, startingAfter: ObjectID?) throws -> ([Event], hasMore: Bool)? {
+        guard try database.query("""
+            SELECT id FROM verifications WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)
+            """).first != nil
         else { return nil }
-        return try events.list(accountID: accountID, filter: .init(verificationID: id), limit: limit, startingAfter: startingAfter)
+        return try events.list(tenancy: tenancy, filter: .init(verificationID: id), limit: limit, startingAfter: startingAfter)
     }
 
-    private static func ids(_ row: Row) throws -> (account: ObjectID, verification: ObjectID) {
+    private static func ids(_ row: Row) throws -> (tenancy: Tenancy, verification: ObjectID) {
         guard let accountID = ObjectID(.account, parsing: try row.string("account_id")),
               let id = ObjectID(.verification, parsing: try row.string("id"))
         else { throw DatabaseError.decoding(column: "id") }
-        return (accountID, id)
+        return (Tenancy(accountID: accountID, livemode: try row.int("livemode") != 0), id)
     }
 }

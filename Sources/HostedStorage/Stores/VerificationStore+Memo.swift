@@ -62,32 +62,32 @@ extension VerificationStore {
         return database.localCommits.map { LocalRead(commits: $0, time: clock.now()) }
     }
 
-    /// The verification `id` of `accountID` as a poll read it, if no change this process made can
+    /// The verification `id` of `tenancy` as a poll read it, if no change this process made can
     /// have reached it since: that read saw the count of commits `now` has, and it is younger
     /// than `recentPollLifetime`. Any change through any connection of this process moves the count.
-    func recentlyPolled(accountID: ObjectID, id: ObjectID, now: LocalRead) -> FoundVerification? {
+    func recentlyPolled(tenancy: Tenancy, id: ObjectID, now: LocalRead) -> FoundVerification? {
         let known = decoding.memo.value(for: id.rawValue) { known in
-            known.asOf?.isRecent(now) == true && known.verification.accountID == accountID
+            known.asOf?.isRecent(now) == true && tenancy.owns(known.verification)
         }
         return known.map { FoundVerification(verification: $0.verification, asOf: $0.asOf) }
     }
 
-    /// The same for a repeated create: the open verification of this account, user and workflow
+    /// The same for a repeated create: the open verification of this account, mode, user and workflow
     /// (`openKey`) that the last such read found, under the same conditions, as of the older of
     /// the two reads it takes.
-    func recentlyOpen(accountID: ObjectID, userID: String, workflowKey: String, key: String,
+    func recentlyOpen(tenancy: Tenancy, userID: String, workflowKey: String, key: String,
                       now: LocalRead) -> FoundVerification? {
         guard let found = decoding.open.value(for: key, where: { $0.asOf.isRecent(now) }),
-              let open = recentlyPolled(accountID: accountID, id: found.id, now: now),
+              let open = recentlyPolled(tenancy: tenancy, id: found.id, now: now),
               open.verification.userID == userID, open.verification.workflowKey == workflowKey,
               let polled = open.asOf
         else { return nil }
         return FoundVerification(verification: open.verification, asOf: polled.time < found.asOf.time ? polled : found.asOf)
     }
 
-    static func openKey(_ accountID: ObjectID, _ userID: String, _ workflowKey: String) -> String {
+    static func openKey(_ tenancy: Tenancy, _ userID: String, _ workflowKey: String) -> String {
         // A user id has no control character, so the last \u{1} ends the workflow key and two
-        // triples never share a key (`recentlyOpen` compares the fields anyway).
-        "\(accountID.rawValue)\u{1}\(workflowKey)\u{1}\(userID)"
+        // quadruples never share a key (`recentlyOpen` compares the fields anyway).
+        "\(tenancy.accountID.rawValue)\u{1}\(tenancy.livemode ? "live" : "test")\u{1}\(workflowKey)\u{1}\(userID)"
     }
 }

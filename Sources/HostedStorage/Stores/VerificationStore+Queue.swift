@@ -3,17 +3,18 @@ import HostedCore
 
 /// The console's review queue.
 extension VerificationStore {
-    /// One page of the account's verifications in the given statuses, oldest first (by when they
+    /// One page of the account's verifications of one mode in the given statuses, oldest first (by when they
     /// were submitted, else created), filtered by workflow and user id; `startingAfter` continues
     /// after that verification. Throws `UnknownCursor` when the cursor is not the account's.
-    public func queue(accountID: ObjectID, statuses: [VerificationStatus], workflowKey: String?, userID: String?,
+    public func queue(tenancy: Tenancy, statuses: [VerificationStatus], workflowKey: String?, userID: String?,
                       limit: Int, startingAfter: ObjectID?) throws -> ([Verification], hasMore: Bool) {
+        let accountID = tenancy.accountID
         var cursorTime: Int64 = -1
         var cursorID = ""
         if let startingAfter {
             guard let cursor = try database.query("""
                 SELECT COALESCE(submitted_at, created_at) AS queued_at FROM verifications
-                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue)
+                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode)
                 """).first
             else { throw UnknownCursor() }
             cursorTime = try cursor.int("queued_at")
@@ -23,7 +24,7 @@ extension VerificationStore {
         let listed: SQL = names.isEmpty ? "1 = 1" : "status IN (\(values: names.map(SQLValue.text)))"
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM verifications
-            WHERE account_id = \(accountID.rawValue) AND \(listed)
+            WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode) AND \(listed)
               AND (COALESCE(submitted_at, created_at) > \(cursorTime) OR (COALESCE(submitted_at, created_at) = \(cursorTime) AND id > \(cursorID)))
               AND (\(workflowKey ?? "") = '' OR workflow_key = \(workflowKey ?? ""))
               AND (\(userID ?? "") = '' OR user_id = \(userID ?? ""))
@@ -34,11 +35,12 @@ extension VerificationStore {
         return (page, rows.count > limit)
     }
 
-    /// How many of the account's verifications are in each status.
-    public func counts(accountID: ObjectID) throws -> [VerificationStatus: Int] {
+    /// How many of the account's verifications of one mode are in each status.
+    public func counts(tenancy: Tenancy) throws -> [VerificationStatus: Int] {
         var counts: [VerificationStatus: Int] = [:]
         for row in try database.query("""
-            SELECT status, COUNT(*) AS n FROM verifications WHERE account_id = \(accountID.rawValue) GROUP BY status
+            SELECT status, COUNT(*) AS n FROM verifications
+            WHERE account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode) GROUP BY status
             """) {
             if let status = VerificationStatus(rawValue: try row.string("status")) { counts[status] = Int(try row.int("n")) }
         }

@@ -30,7 +30,7 @@ public struct VerificationStore: Sendable {
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
         created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
         expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
-        resubmissions, resubmission_reason, resubmission_message, flags
+        resubmissions, resubmission_reason, resubmission_message, flags, livemode
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
@@ -43,7 +43,7 @@ public struct VerificationStore: Sendable {
             let insert: SQL = """
                 INSERT INTO verifications (\(unsafeSQL: Self.columns), event_sequence, event_hash)
                 VALUES (\(values: try Self.values(verification)), \(head?.sequence ?? 0), \(head?.hash))
-                ON CONFLICT (account_id, user_id, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
+                ON CONFLICT (account_id, livemode, user_id, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
                 RETURNING id
                 """
             let inserted: Bool
@@ -67,7 +67,7 @@ public struct VerificationStore: Sendable {
             if queued > 0 { changes.publish(WebhookStore.wakeKey) }
             if inserted { return (verification.stored, true) }
             // Nil only if the open one was closed between the two statements: try again.
-            guard let open = try openVerification(accountID: verification.accountID, userID: verification.userID,
+            guard let open = try openVerification(tenancy: verification.tenancy, userID: verification.userID,
                                                   workflowKey: verification.workflowKey)
             else { continue }
             // One past its time is expired now, and the create makes a new one.
@@ -80,11 +80,11 @@ public struct VerificationStore: Sendable {
         throw DatabaseError.serializationFailure
     }
 
-    /// The account's open (not canceled, not expired) verification of this user and workflow,
-    /// as stored (it may be past its time: the caller checks), or nil.
-    public func openVerification(accountID: ObjectID, userID: String, workflowKey: String) throws -> Verification? {
+    /// The account's open (not canceled, not expired) verification of this user and workflow in
+    /// this mode, as stored (it may be past its time: the caller checks), or nil.
+    public func openVerification(tenancy: Tenancy, userID: String, workflowKey: String) throws -> Verification? {
         let ticket = readTicket(for: nil)
-        return try database.query(Self.openStatement(accountID: accountID, userID: userID, workflowKey: workflowKey))
+        return try database.query(Self.openStatement(tenancy: tenancy, userID: userID, workflowKey: workflowKey))
             .first.map { try decoded($0, ticket: ticket) }
     }
 
@@ -93,16 +93,16 @@ public struct VerificationStore: Sendable {
     /// When this process has committed nothing since the last such read found the open
     /// verification (under a second ago, SQLite only), that read is the answer (`recentlyOpen`);
     /// either way the answer says as of when (`FoundVerification.asOf`).
-    public func openVerification(accountID: ObjectID, userID: String, workflowKey: String,
+    public func openVerification(tenancy: Tenancy, userID: String, workflowKey: String,
                                  completion: @escaping @Sendable (Result<FoundVerification?, any Error>) -> Void) {
         let asOf = localRead()
-        let key = Self.openKey(accountID, userID, workflowKey)
-        if let asOf, let known = recentlyOpen(accountID: accountID, userID: userID, workflowKey: workflowKey, key: key, now: asOf) {
+        let key = Self.openKey(tenancy, userID, workflowKey)
+        if let asOf, let known = recentlyOpen(tenancy: tenancy, userID: userID, workflowKey: workflowKey, key: key, now: asOf) {
             return completion(.success(known))
         }
         let ticket = readTicket(for: nil)
         let openTicket = decoding.open.ticket(for: key)
-        database.submit(Self.openStatement(accountID: accountID, userID: userID, workflowKey: workflowKey),
+        database.submit(Self.openStatement(tenancy: tenancy, userID: userID, workflowKey: workflowKey),
                         writes: false) { rows in
             completion(Result {
                 let open = try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }
@@ -118,18 +118,20 @@ public struct VerificationStore: Sendable {
     /// create runs it).
     private static let openTemplate: SQL.Template<OpenParameter> = """
         SELECT \(unsafeSQL: columns) FROM verifications
-        WHERE account_id = \(parameter: .accountID) AND user_id = \(parameter: .userID) AND workflow_key = \(parameter: .workflowKey)
+        WHERE account_id = \(parameter: .accountID) AND livemode = \(parameter: .livemode)
+          AND user_id = \(parameter: .userID) AND workflow_key = \(parameter: .workflowKey)
           AND \(unsafeSQL: VerificationStatus.holdsUserSlotSQL)
         """
 
     private enum OpenParameter: Hashable, Sendable {
-        case accountID, userID, workflowKey
+        case accountID, livemode, userID, workflowKey
     }
 
-    private static func openStatement(accountID: ObjectID, userID: String, workflowKey: String) -> SQL {
+    private static func openStatement(tenancy: Tenancy, userID: String, workflowKey: String) -> SQL {
         openTemplate.bind { parameter in
             switch parameter {
-            case .accountID: .text(accountID.rawValue)
+            case .accountID: .text(tenancy.accountID.rawValue)
+            case .livemode: .integer(tenancy.mode)
             case .userID: .text(userID)
             case .workflowKey: .text(workflowKey)
             }
@@ -142,25 +144,29 @@ public struct VerificationStore: Sendable {
             .first.map(verification(from:)).map(expireIfDue)
     }
 
-    public func verification(accountID: ObjectID, id: ObjectID) throws -> Verification? {
+    /// The verification `id` if it belongs to `tenancy` (its account and mode), else nil.
+    public func verification(tenancy: Tenancy, id: ObjectID) throws -> Verification? {
         let ticket = readTicket(for: id)
-        return try database.query(Self.readStatement(accountID: accountID, id: id))
-            .first.map { try decoded($0, ticket: ticket) }.map(expireIfDue)
+        return try database.query(Self.readStatement(accountID: tenancy.accountID, id: id))
+            .first.map { try decoded($0, ticket: ticket) }.flatMap { $0.livemode == tenancy.livemode ? $0 : nil }.map(expireIfDue)
     }
 
     /// The same read for a poll, through `Database.submit`: on PostgreSQL the caller's thread
     /// does not wait, and `completion` runs later on the pipeline's thread; on SQLite it runs
     /// before this returns, and when this process has committed nothing since the last poll read
     /// this verification (under a second ago) that read is the answer (`recentlyPolled`).
-    public func verification(accountID: ObjectID, id: ObjectID,
+    public func verification(tenancy: Tenancy, id: ObjectID,
                              completion: @escaping @Sendable (Result<Verification?, any Error>) -> Void) {
         let asOf = localRead()
-        if let asOf, let known = recentlyPolled(accountID: accountID, id: id, now: asOf) {
+        if let asOf, let known = recentlyPolled(tenancy: tenancy, id: id, now: asOf) {
             return completion(Result { try expireIfDue(known.verification) })
         }
         let ticket = readTicket(for: id)
-        database.submit(Self.readStatement(accountID: accountID, id: id), writes: false) { rows in
-            completion(Result { try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }.map(expireIfDue) })
+        database.submit(Self.readStatement(accountID: tenancy.accountID, id: id), writes: false) { rows in
+            completion(Result {
+                try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }
+                    .flatMap { $0.livemode == tenancy.livemode ? $0 : nil }.map(expireIfDue)
+            })
         }
     }
 
@@ -195,7 +201,7 @@ public struct VerificationStore: Sendable {
     func expireIfDue(_ verification: Verification) throws -> Verification {
         let now = clock.now()
         guard verification.isDueToExpire(at: now) else { return verification }
-        return try update(accountID: verification.accountID, id: verification.id, at: now) { _ in }
+        return try update(tenancy: verification.tenancy, id: verification.id, at: now) { _ in }
     }
 
     /// Filters for listing.
@@ -211,18 +217,19 @@ public struct VerificationStore: Sendable {
         }
     }
 
-    /// `list`'s `startingAfter` names no verification of the account.
+    /// `list`'s `startingAfter` names no verification of the account in this mode.
     public struct UnknownCursor: Error, Equatable {}
 
     /// Newest first; `startingAfter` continues after that verification. Returns one page and
     /// whether more follow; throws `UnknownCursor` when the cursor is not the account's.
-    public func list(accountID: ObjectID, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Verification], hasMore: Bool) {
+    public func list(tenancy: Tenancy, filter: Filter, limit: Int, startingAfter: ObjectID?) throws -> ([Verification], hasMore: Bool) {
+        let accountID = tenancy.accountID
         var cursorTime: Int64 = Int64.max
         var cursorID = "~"  // sorts after every id
         if let startingAfter {
             guard let cursor = try database.query("""
                 SELECT created_at FROM verifications
-                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue)
+                WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode)
                 """).first
             else { throw UnknownCursor() }
             cursorTime = try cursor.int("created_at")
@@ -230,7 +237,7 @@ public struct VerificationStore: Sendable {
         }
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM verifications
-            WHERE account_id = \(accountID.rawValue)
+            WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode)
               AND (created_at < \(cursorTime) OR (created_at = \(cursorTime) AND id < \(cursorID)))
               AND (\(filter.userID ?? "") = '' OR user_id = \(filter.userID ?? ""))
               AND (\(filter.workflowKey ?? "") = '' OR workflow_key = \(filter.workflowKey ?? ""))
@@ -244,23 +251,23 @@ public struct VerificationStore: Sendable {
 
     /// Changes one verification atomically: `change` sees the current row (locked) and may throw
     /// to refuse; the revision is bumped and waiting long-polls are woken after the commit.
-    public func update(accountID: ObjectID, id: ObjectID, at time: Date,
+    public func update(tenancy: Tenancy, id: ObjectID, at time: Date,
                        _ change: (inout Verification) throws -> Void) throws -> Verification {
-        try update(accountID: accountID, id: id, at: time) { verification, _ in try change(&verification) }
+        try update(tenancy: tenancy, id: id, at: time) { verification, _ in try change(&verification) }
     }
 
     /// As `update`, with the transaction's connection, for writes that must commit together with
     /// the change (an artifact and the step that lists it).
     /// With `skipLocked`, a row another transaction holds is not waited for: the call throws
     /// `notFound` at once (for sweeps, where whoever holds the row does the work).
-    public func update(accountID: ObjectID, id: ObjectID, at time: Date, skipLocked: Bool = false,
+    public func update(tenancy: Tenancy, id: ObjectID, at time: Date, skipLocked: Bool = false,
                        _ change: (inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         var queued = 0
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? (skipLocked ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE") : ""
             guard let row = try connection.query("""
                 SELECT \(unsafeSQL: Self.columns), event_sequence, event_hash FROM verifications
-                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
+                WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)\(unsafeSQL: lock)
                 """).first
             else { throw DomainError.notFound(what: "verification") }
             var verification = try self.verification(from: row)
@@ -286,7 +293,7 @@ public struct VerificationStore: Sendable {
                     resubmissions = \(Int64(verification.resubmissions)), resubmission_reason = \(verification.resubmissionReason),
                     resubmission_message = \(verification.resubmissionMessage), flags = \(try JSONColumn.encode(verification.flags)),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
-                WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+                WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue)
                 """
             if database.dialect == .postgres, sealed.count == 1 {
                 // The row and its one event in one statement: no round trip more than before the
@@ -328,7 +335,7 @@ public struct VerificationStore: Sendable {
          .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
          .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals)),
          .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(v.resubmissionMessage),
-         .text(try JSONColumn.encode(v.flags))]
+         .text(try JSONColumn.encode(v.flags)), .integer(v.livemode ? 1 : 0)]
     }
 
     func verification(from row: Row) throws -> Verification {
@@ -358,6 +365,7 @@ public struct VerificationStore: Sendable {
             resubmissions: Int(try row.int("resubmissions")), resubmissionReason: try row.optionalString("resubmission_reason"),
             resubmissionMessage: try row.optionalString("resubmission_message"),
             flags: try JSONColumn.decode([String].self, from: try row.string("flags"), column: "flags", empty: [])
-                .compactMap(VerificationFlag.init(rawValue:)))
+                .compactMap(VerificationFlag.init(rawValue:)),
+            livemode: try row.int("livemode") != 0)
     }
 }

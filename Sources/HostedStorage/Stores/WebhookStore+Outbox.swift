@@ -22,7 +22,7 @@ extension WebhookStore {
         SELECT \(unsafeSQL: deliveryIDExpression(.sqlite)), w.id, w.account_id, \(event.id.rawValue), \(event.type), 1, \(WebhookDeliveryStatus.pending.rawValue),
                \(payload), \(event.createdAt), \(event.createdAt)
         FROM webhook_endpoints w
-        WHERE w.account_id = \(event.accountID.rawValue) AND w.status = \(WebhookEndpoint.Status.enabled.rawValue)
+        WHERE w.account_id = \(event.accountID.rawValue) AND w.livemode = \(Int64(event.livemode ? 1 : 0)) AND w.status = \(WebhookEndpoint.Status.enabled.rawValue)
           AND EXISTS (SELECT 1 FROM webhook_endpoint_events f
                       WHERE f.endpoint_id = w.id AND f.event_type IN (\(event.type), '*', 'verification.*'))
         RETURNING id
@@ -45,16 +45,17 @@ extension WebhookStore {
     /// Queues again, due now, every event of the account at or after `since` that the endpoint's
     /// filter matches and that has neither a succeeded nor a pending delivery to it. `payload`
     /// builds an event's message. Returns how many were queued.
-    public func recover(accountID: ObjectID, endpointID: ObjectID, since: Date, at time: Date,
+    public func recover(tenancy: Tenancy, endpointID: ObjectID, since: Date, at time: Date,
                         payload: (Event, VerificationStatus) -> String) throws -> Int {
         try database.transaction { connection in
-            let endpoint = try lockedEndpoint(accountID: accountID, id: endpointID, on: connection)
+            let endpoint = try lockedEndpoint(tenancy: tenancy, id: endpointID, on: connection)
+            let accountID = tenancy.accountID
             let rows = try connection.query("""
                 SELECT \(unsafeSQL: EventStore.columns(of: "e")),
                        COALESCE(e.status, v.status) AS verification_status,
                        (SELECT max(d.attempt) FROM webhook_deliveries d WHERE d.endpoint_id = \(endpointID.rawValue) AND d.event_id = e.id) AS last_attempt
                 FROM events e JOIN verifications v ON v.id = e.verification_id
-                WHERE e.account_id = \(accountID.rawValue) AND e.created_at >= \(since)
+                WHERE e.account_id = \(accountID.rawValue) AND e.livemode = \(Int64(endpoint.livemode ? 1 : 0)) AND e.created_at >= \(since)
                   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                                   WHERE d.endpoint_id = \(endpointID.rawValue) AND d.event_id = e.id AND d.status IN (\(WebhookDeliveryStatus.succeeded.rawValue), \(WebhookDeliveryStatus.pending.rawValue)))
                 ORDER BY e.created_at, e.verification_id, e.sequence

@@ -14,12 +14,13 @@ public struct WebhookStore: Sendable {
         self.database = database
     }
 
-    static let endpointColumns = "id, account_id, url, events, description, status, disabled_reason, created_at"
+    static let endpointColumns = "id, account_id, url, events, description, status, disabled_reason, created_at, livemode"
 
     // MARK: - Endpoints
 
     /// Stores a new endpoint with its sealed secret (base64 of the sealed bytes), unless its
-    /// account already has `limit` endpoints: then nothing is stored and the answer is false.
+    /// account already has `limit` endpoints in the endpoint's mode: then nothing is stored and
+    /// the answer is false.
     /// Counted and inserted under a lock on the account (PostgreSQL: an advisory lock, so two
     /// creates at once cannot both see room for one; SQLite: its one writer).
     @discardableResult
@@ -29,14 +30,15 @@ public struct WebhookStore: Sendable {
                 try connection.query("SELECT pg_advisory_xact_lock(\(unsafeSQL: String(Self.endpointsLockClass)), hashtext(\(endpoint.accountID.rawValue)))")
             }
             let count = try connection.query("""
-                SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = \(endpoint.accountID.rawValue)
+                SELECT count(*) AS n FROM webhook_endpoints
+                WHERE account_id = \(endpoint.accountID.rawValue) AND livemode = \(endpoint.tenancy.mode)
                 """)[0].int("n")
             guard count < Int64(limit) else { return false }
             try connection.query("""
                 INSERT INTO webhook_endpoints (\(unsafeSQL: Self.endpointColumns), secret, updated_at)
                 VALUES (\(endpoint.id.rawValue), \(endpoint.accountID.rawValue), \(endpoint.url), \(JSONText.array(endpoint.events.entries.map(JSONText.quoted))),
                         \(endpoint.description), \(endpoint.status.rawValue), \(endpoint.disabledReason?.rawValue), \(endpoint.createdAt),
-                        \(sealedSecret), \(endpoint.createdAt))
+                        \(endpoint.tenancy.mode), \(sealedSecret), \(endpoint.createdAt))
                 """)
             try Self.writeFilter(endpoint, on: connection)
             return true
@@ -48,23 +50,24 @@ public struct WebhookStore: Sendable {
     static let endpointsLockClass = 7_219_044  // an int4: the two-key form
     static let claimLockKey = 7_219_045
 
-    public func endpoint(accountID: ObjectID, id: ObjectID) throws -> WebhookEndpoint? {
+    public func endpoint(tenancy: Tenancy, id: ObjectID) throws -> WebhookEndpoint? {
         try database.query("""
             SELECT \(unsafeSQL: Self.endpointColumns) FROM webhook_endpoints
-            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+            WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)
             """).first.map(Self.endpoint(from:))
     }
 
-    /// `list`'s `startingAfter` names no endpoint of the account.
+    /// `list`'s `startingAfter` names no endpoint of the account in this mode.
     public struct UnknownCursor: Error, Equatable {}
 
     /// Newest first.
-    public func list(accountID: ObjectID, limit: Int, startingAfter: ObjectID?) throws -> ([WebhookEndpoint], hasMore: Bool) {
+    public func list(tenancy: Tenancy, limit: Int, startingAfter: ObjectID?) throws -> ([WebhookEndpoint], hasMore: Bool) {
         var cursorTime = Int64.max
         var cursorID = "~"
         if let startingAfter {
             guard let row = try database.query("""
-                SELECT created_at FROM webhook_endpoints WHERE id = \(startingAfter.rawValue) AND account_id = \(accountID.rawValue)
+                SELECT created_at FROM webhook_endpoints
+                WHERE id = \(startingAfter.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)
                 """).first
             else { throw UnknownCursor() }
             cursorTime = try row.int("created_at")
@@ -72,7 +75,8 @@ public struct WebhookStore: Sendable {
         }
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.endpointColumns) FROM webhook_endpoints
-            WHERE account_id = \(accountID.rawValue) AND (created_at < \(cursorTime) OR (created_at = \(cursorTime) AND id < \(cursorID)))
+            WHERE account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)
+              AND (created_at < \(cursorTime) OR (created_at = \(cursorTime) AND id < \(cursorID)))
             ORDER BY created_at DESC, id DESC
             LIMIT \(Int64(limit + 1))
             """)
@@ -80,10 +84,10 @@ public struct WebhookStore: Sendable {
     }
 
     /// Changes an endpoint; `change` sees the stored one. Re-enabling clears the failure clock.
-    public func update(accountID: ObjectID, id: ObjectID, at time: Date,
+    public func update(tenancy: Tenancy, id: ObjectID, at time: Date,
                        _ change: (inout WebhookEndpoint) throws -> Void) throws -> WebhookEndpoint {
         try database.transaction { connection in
-            let before = try lockedEndpoint(accountID: accountID, id: id, on: connection)
+            let before = try lockedEndpoint(tenancy: tenancy, id: id, on: connection)
             var endpoint = before
             try change(&endpoint)
             if endpoint.status == .enabled { endpoint.disabledReason = nil }
@@ -105,21 +109,22 @@ public struct WebhookStore: Sendable {
 
     /// The account's endpoint, its row locked for the caller's transaction (PostgreSQL; SQLite
     /// has one writer); `notFound` when there is none.
-    func lockedEndpoint(accountID: ObjectID, id: ObjectID, on connection: DatabaseConnection) throws -> WebhookEndpoint {
+    func lockedEndpoint(tenancy: Tenancy, id: ObjectID, on connection: DatabaseConnection) throws -> WebhookEndpoint {
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         guard let row = try connection.query("""
             SELECT \(unsafeSQL: Self.endpointColumns) FROM webhook_endpoints
-            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)\(unsafeSQL: lock)
+            WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)\(unsafeSQL: lock)
             """).first
         else { throw DomainError.notFound(what: "webhook endpoint") }
         return try Self.endpoint(from: row)
     }
 
     /// Deletes an endpoint, its filter and its deliveries; false when there was none.
-    public func delete(accountID: ObjectID, id: ObjectID) throws -> Bool {
+    public func delete(tenancy: Tenancy, id: ObjectID) throws -> Bool {
         try database.transaction { connection in
             guard !(try connection.query("""
-                DELETE FROM webhook_endpoints WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue) RETURNING id
+                DELETE FROM webhook_endpoints
+                WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode) RETURNING id
                 """)).isEmpty
             else { return false }
             try connection.query("DELETE FROM webhook_endpoint_events WHERE endpoint_id = \(id.rawValue)")
@@ -129,11 +134,11 @@ public struct WebhookStore: Sendable {
     }
 
     /// A new secret: the current one goes on signing beside it until `previousUntil`.
-    public func rotate(accountID: ObjectID, id: ObjectID, sealedSecret: String, at time: Date, previousUntil: Date) throws -> Bool {
+    public func rotate(tenancy: Tenancy, id: ObjectID, sealedSecret: String, at time: Date, previousUntil: Date) throws -> Bool {
         !(try database.query("""
             UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = \(previousUntil),
                 secret = \(sealedSecret), updated_at = \(time)
-            WHERE id = \(id.rawValue) AND account_id = \(accountID.rawValue)
+            WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)
             RETURNING id
             """)).isEmpty
     }
@@ -168,12 +173,13 @@ public struct WebhookStore: Sendable {
         return found
     }
 
-    /// Whether the account has an enabled endpoint that receives `type` (named, `verification.*`
-    /// or `*`): the journey offers "Continue in the app" only when someone will hear the request.
-    public func hasEnabledSubscriber(accountID: ObjectID, eventType type: EventType) throws -> Bool {
+    /// Whether the account has an enabled endpoint of this mode that receives `type` (named,
+    /// `verification.*` or `*`): the journey offers "Continue in the app" only when someone will
+    /// hear the request.
+    public func hasEnabledSubscriber(tenancy: Tenancy, eventType type: EventType) throws -> Bool {
         !(try database.query("""
             SELECT e.id FROM webhook_endpoints e JOIN webhook_endpoint_events f ON f.endpoint_id = e.id
-            WHERE e.account_id = \(accountID.rawValue) AND e.status = \(WebhookEndpoint.Status.enabled.rawValue)
+            WHERE e.account_id = \(tenancy.accountID.rawValue) AND e.livemode = \(tenancy.mode) AND e.status = \(WebhookEndpoint.Status.enabled.rawValue)
               AND f.event_type IN ('*', 'verification.*', \(type.rawValue))
             LIMIT 1
             """)).isEmpty
@@ -196,6 +202,6 @@ public struct WebhookStore: Sendable {
                                description: try row.optionalString("description"),
                                status: WebhookEndpoint.Status(rawValue: try row.string("status")) ?? .disabled,
                                disabledReason: try row.optionalString("disabled_reason").flatMap(WebhookEndpoint.DisabledReason.init(rawValue:)),
-                               createdAt: try row.date("created_at"))
+                               createdAt: try row.date("created_at"), livemode: try row.int("livemode") != 0)
     }
 }

@@ -4,14 +4,17 @@ import HostedCrypto
 import HostedHTTP
 import HostedStorage
 
-/// Dev mode only: a stand-in for DigiLocker under `/sim/digilocker/…` — a consent page (Allow /
-/// Deny), a token endpoint that checks the client, the code's single use and the PKCE verifier,
-/// and document endpoints serving a fixed test person. The dev default configuration points the
-/// provider here, so the whole redirect round trip runs on one machine.
+/// A stand-in for DigiLocker under `/sim/digilocker/…` — a consent page (Allow / Deny), a token
+/// endpoint that checks the client, the code's single use and the PKCE verifier, and document
+/// endpoints serving a fixed test person. Test verifications always come here, and so does dev
+/// mode by default, so the whole redirect round trip runs on one machine. Outside dev mode it
+/// grants consent only for a round trip of a test verification (`admits`).
 struct DigiLockerSimulatorRoutes {
     let simulator: DigiLockerSimulator
     /// The client the simulator accepts and the redirect URI registered for it.
     let endpoints: DigiLockerEndpoints
+    /// Whether consent may be granted for a round trip's `state`.
+    let admits: @Sendable (_ state: String) throws -> Bool
 
     func register(in routes: inout Router.Builder) {
         routes.add("GET", "/sim/digilocker/authorize") { request, _ in
@@ -73,6 +76,7 @@ struct DigiLockerSimulatorRoutes {
         guard field("redirect_uri") == endpoints.redirectURI else { return .failure("redirect_uri is not the one registered for this client.") }
         let state = field("state")
         guard !state.isEmpty, state.utf8.count <= 512 else { return .failure("state is required (at most 512 characters).") }
+        guard (try? admits(state)) == true else { return .failure("This simulator serves only test verifications.") }
         guard field("code_challenge_method") == "S256" else { return .failure("code_challenge_method must be S256.") }
         let challenge = field("code_challenge")
         guard challenge.utf8.count == 43, Base64URL.decode(challenge)?.count == 32 else { return .failure("code_challenge must be a base64url SHA-256.") }
