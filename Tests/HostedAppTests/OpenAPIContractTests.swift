@@ -34,7 +34,7 @@ import Testing
         // The document describes the customer API and the probes; the journey's own calls
         // (/j/…), static assets and dev-mode pages are not part of it.
         let routed = Set(app.application.routeTable
-            .filter { $0.pattern.hasPrefix("/v1/") || $0.pattern == "/healthz" || $0.pattern == "/readyz" }
+            .filter { $0.pattern.hasPrefix("/v1/") || $0.pattern.hasPrefix("/.well-known/") || $0.pattern == "/healthz" || $0.pattern == "/readyz" }
             .map { "\($0.method) \($0.pattern)" })
         let documented = try Self.documentedOperations()
         #expect(documented.count >= 15)

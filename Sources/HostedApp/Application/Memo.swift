@@ -22,4 +22,6 @@ public enum Memo: String, CaseIterable, Sendable {
     case leases
     /// `GzipCache`: each static text file's gzip copy (off: compressed on every request).
     case gzip
+    /// `ResultSigning`'s serialised JWKS (off: read and built on every request).
+    case jwks
 }

@@ -70,7 +70,7 @@ struct JourneyStepRoutes {
             let submitted = try service.submit(verification)
             analytics.record(.submitted, in: verification, userAgent: request.headers["User-Agent"])
             // A second device goes back to the first, which goes on to the return URL.
-            let redirect = session.continued ? nil : try service.redirect(after: submitted, visitReturnURL: session.returnURL)
+            let redirect = session.continued ? nil : try service.redirect(after: submitted, visitReturnURL: session.returnURL, nonce: session.nonce)
             return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
         }
     }

@@ -19,6 +19,11 @@ public struct SigningKeyAdministration {
                                 issuer: configuration.publicURL.absoluteString, clock: clock, random: random, log: StandardErrorLog())
     }
 
+    /// A detached JWS over `payload` with the newest key (the command line's evidence export).
+    public func detachedSignature(over payload: [UInt8]) throws -> String {
+        try signing.detachedSignature(over: payload)
+    }
+
     /// Adds a key that signs from now on: `{"kid": new, "previous_kid": the one it replaces or null,
     /// "previous_published_until": when that one leaves the JWKS or null}` as JSON.
     public func rotate() throws -> [UInt8] {
