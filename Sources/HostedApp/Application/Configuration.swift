@@ -114,6 +114,9 @@ public struct Configuration: Sendable {
     /// `HOSTED_ORPHAN_GRACE_SECONDS`; default 3600: an object written with no row after this
     /// long is deleted by the sweeper.
     public var orphanGraceSeconds: TimeInterval = 3600
+    /// `HOSTED_BENCH_UNSIGNED_RESULTS=1`, for the benchmark only (bench/results.sh): the return
+    /// URL carries no signed result, so a submit with and without signing can be compared.
+    public var benchUnsignedResults = false
 
     public init() {}
 
@@ -306,6 +309,9 @@ public struct Configuration: Sendable {
         case "HOSTED_ANALYTICS":
             guard value == "on" || value == "off" else { throw Invalid(description: "\(name) must be on or off") }
             analyticsEnabled = value == "on"
+        case "HOSTED_BENCH_UNSIGNED_RESULTS":
+            guard value == "0" || value == "1" else { throw Invalid(description: "\(name) must be 0 or 1") }
+            benchUnsignedResults = value == "1"
         case "HOSTED_PUBLIC_DIR":
             publicDirectory = URL(fileURLWithPath: value, isDirectory: true)
         default:
