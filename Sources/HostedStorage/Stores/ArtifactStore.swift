@@ -80,16 +80,26 @@ public struct ArtifactStore: Sendable {
         public let contentType: String
         public let createdAt: Date
         public let redacted: Bool
+        /// SHA-256 (hex) and size of the artifact's own bytes, kept after redaction (the evidence
+        /// bundle lists them): known for rows whose bytes are in the database, from migration
+        /// 0025 on; nil for object-store rows, whose row hash is of the sealed object.
+        public var contentSHA256: String?
+        public var contentBytes: Int?
     }
 
     /// The verification's artifacts, oldest first, without their bytes.
     public func list(verificationID: ObjectID) throws -> [Summary] {
         try database.query("""
-            SELECT id, step_id, content_type, created_at, redacted_at FROM artifacts
+            SELECT id, step_id, content_type, created_at, redacted_at, storage, sha256, bytes FROM artifacts
             WHERE verification_id = \(verificationID.rawValue) ORDER BY created_at, id
             """).map { row in
-            Summary(id: try row.string("id"), stepID: try row.string("step_id"), contentType: try row.string("content_type"),
-                    createdAt: try row.date("created_at"), redacted: try row.optionalInt("redacted_at") != nil)
+            var summary = Summary(id: try row.string("id"), stepID: try row.string("step_id"), contentType: try row.string("content_type"),
+                                  createdAt: try row.date("created_at"), redacted: try row.optionalInt("redacted_at") != nil)
+            if try row.string("storage") == ArtifactStorage.database.rawValue {
+                summary.contentSHA256 = try row.optionalString("sha256")
+                summary.contentBytes = try row.optionalInt("bytes").map(Int.init)
+            }
+            return summary
         }
     }
 }
