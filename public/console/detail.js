@@ -5,6 +5,7 @@ import { call, signedOut, verificationPath } from "./api.js";
 import { definitionList, focusHeading, h, heading } from "./dom.js";
 import { captureList } from "./captures.js";
 import { decisionSection } from "./decision.js";
+import { evidenceSection } from "./evidence.js";
 import { label, statusBadge, statusName, reasonName, stepName, timeElement, userText, visibleText } from "./format.js";
 import { queueHref } from "./links.js";
 import { messageFor } from "./messages.js";
@@ -179,7 +180,7 @@ export async function renderDetail(ctx, id, { outcome, focus } = {}) {
     heading(strings.detail.title(verification.user_id == null ? strings.redacted : userText(verification.user_id)), "detail-title"),
     ...flagBanners(verification.flags),
     h("div", { className: "detail-grid" },
-      h("div", { className: "detail-main" }, summary(verification, steps), stepsSection(steps)),
+      h("div", { className: "detail-main" }, summary(verification, steps), evidenceSection(text(verification.id || id)), stepsSection(steps)),
       h("div", { className: "detail-side" },
         decisionSection(detail, ctx.me, reload, outcome),
         notesSection(text(verification.id || id), list(detail.notes), reload),

@@ -194,6 +194,11 @@ export default {
     completedAt: "Completed",
     noData: "Nothing to show (the data may have been erased).",
     notDone: "The user has not completed this step.",
+    evidence: {
+      title: "Evidence",
+      hint: "The signed manifest, the photos and documents still stored, and the event log, in one ZIP file. Each download is recorded.",
+      download: "Download evidence (ZIP)",
+    },
     profileFields: { full_name: "Full name", date_of_birth: "Date of birth" },
     documentFields: {
       document: "Document", name: "Name", date_of_birth: "Date of birth", gender: "Gender",
