@@ -10,13 +10,10 @@ import HostedStorage
 public struct SigningKeyAdministration {
     let signing: ResultSigning
 
-    /// Reads the secret key as `serve` does (the new key must be sealed under the same one).
-    public init(configuration: Configuration, database: any Database, clock: any WallClock = SystemWallClock(),
-                random: any RandomSource = SecureRandom()) throws {
-        let secretKey = try SecretKey.load(configuration, random: random)
-        signing = ResultSigning(store: SigningKeyStore(database: database),
-                                box: SecretBox.derive(from: secretKey.bytes(), label: ResultSigning.boxLabel),
-                                issuer: configuration.publicURL.absoluteString, clock: clock, random: random, log: StandardErrorLog())
+    /// Built by the composition root (`SigningKeyAdministration+Configuration`), which reads the
+    /// secret key as `serve` does.
+    init(signing: ResultSigning) {
+        self.signing = signing
     }
 
     /// A detached JWS over `payload` with the newest key (the command line's evidence export).
