@@ -52,6 +52,9 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
         DecisionRoutes(guards: base.guards, decisions: decisions, reads: verifications).register(in: &routes)
         WebhookRoutes(guards: base.guards, service: webhooks.service, wake: { base.changes.publish(WebhookStore.wakeKey) })
             .register(in: &routes)
+        TestHelperRoutes(service: SimulationService(verifications: base.verifications, workflows: base.workflows, journey: journey.service,
+                                                    samples: .load(from: configuration.publicDirectory), clock: clock, random: random),
+                         reads: verifications).register(in: &routes)
     }
     JourneyRoutes(signIn: signIn, files: base.files, publicDirectory: configuration.publicDirectory, publicURL: configuration.publicURL,
                   trustedProxies: base.trustedProxies, cookies: base.cookies, analytics: analytics).register(in: &routes)

@@ -25,7 +25,7 @@ extension JourneyService {
     /// artifact id, the step's image count and the verdict (nil when the photo could not be measured).
     func addImage(_ image: NormalizedImage, measures: PhotoMeasures?, location: CaptureLocation? = nil, to verification: Verification,
                   stepID: String,
-                  bounds: ClosedRange<Int>) throws -> (ObjectID, count: Int, quality: CaptureQuality?) {
+                  bounds: ClosedRange<Int>, simulatedBy: EventActor? = nil) throws -> (ObjectID, count: Int, quality: CaptureQuality?) {
         let id = ObjectID(.artifact, using: random)
         // Before the step's transaction: with an object store this is the PUT (never a network
         // call with a transaction open); a failure answers 503 and commits no row and no step change.
@@ -33,7 +33,7 @@ extension JourneyService {
                                              at: clock.now())
         var count = 0
         var quality: CaptureQuality?
-        _ = try changeStep(verification, stepID) { step, current, connection in
+        _ = try changeStep(verification, stepID, simulatedBy: simulatedBy) { step, current, connection in
             guard step.artifacts.count < bounds.upperBound else {
                 throw DomainError.conflict(detail: "This step takes at most \(bounds.upperBound) image(s).", code: .tooManyImages)
             }
@@ -71,12 +71,13 @@ extension JourneyService {
     /// checks is kept flagged (`accepted_by_user`); where the workflow requires passing photos
     /// (`quality: "require"`), that needs `keepAnyway` from the third attempt on, else 409
     /// `capture_quality`.
-    func completeStep(_ verification: Verification, stepID: String, keepAnyway: Bool = false) throws -> Verification {
+    func completeStep(_ verification: Verification, stepID: String, keepAnyway: Bool = false,
+                      simulatedBy: EventActor? = nil) throws -> Verification {
         let definition = try definition(of: stepID, in: verification)
         guard let bounds = Self.imageBounds(definition) else {
             throw DomainError.conflict(detail: "This step is completed by its own form.", code: .stepIncomplete)
         }
-        return try changeStep(verification, stepID) { step, _, _ in
+        return try changeStep(verification, stepID, simulatedBy: simulatedBy) { step, _, _ in
             guard bounds.contains(step.artifacts.count) else {
                 throw DomainError.invalidRequest(detail: "This step needs \(bounds.lowerBound) to \(bounds.upperBound) image(s).",
                                                  code: .stepIncomplete)

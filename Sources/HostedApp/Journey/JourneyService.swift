@@ -35,8 +35,9 @@ struct JourneyService: Sendable {
         }
     }
 
-    /// Changes a step of an open, unsubmitted verification; refuses completed steps.
-    func changeStep(_ verification: Verification, _ stepID: String,
+    /// Changes a step of an open, unsubmitted verification; refuses completed steps. With
+    /// `simulatedBy` (a test helper's API key), the completion is that actor's, marked simulated.
+    func changeStep(_ verification: Verification, _ stepID: String, simulatedBy: EventActor? = nil,
                             _ change: (inout StepState, inout Verification, DatabaseConnection) throws -> Void) throws -> Verification {
         let now = clock.now()
         return try verifications.update(tenancy: verification.tenancy, id: verification.id, at: now) { current, connection in
@@ -53,17 +54,20 @@ struct JourneyService: Sendable {
             let completes = step.completedAt != nil
             step.completedAt = nil
             current.steps[index] = step
-            if completes { try current.apply(.stepCompleted(stepID: stepID), at: now, by: .journey) }
+            if completes {
+                try current.apply(.stepCompleted(stepID: stepID), at: now, by: simulatedBy ?? .journey, simulated: simulatedBy != nil)
+            }
         }
     }
 
     /// Stores the profile form as the step's artifact and completes the step.
-    func submitProfile(_ verification: Verification, stepID: String, fullName: String?, dateOfBirth: String?) throws -> Verification {
+    func submitProfile(_ verification: Verification, stepID: String, fullName: String?, dateOfBirth: String?,
+                       simulatedBy: EventActor? = nil) throws -> Verification {
         guard try definition(of: stepID, in: verification).type == .profile else { throw DomainError.notFound(what: "step") }
         let today = String(APIObjects.timestamp(clock.now())?.prefix(10) ?? "")
         let form = try ProfileForm.validate(fullName: fullName, dateOfBirth: dateOfBirth, today: today)
         let content = Array(try JSONEncoder().encode(form))
-        return try changeStep(verification, stepID) { step, current, connection in
+        return try changeStep(verification, stepID, simulatedBy: simulatedBy) { step, current, connection in
             let id = ObjectID(.artifact, using: random)
             try artifacts.insert(id: id, verificationID: current.id, stepID: stepID, contentType: "application/json",
                                  content: content, at: clock.now(), on: connection)
@@ -81,10 +85,10 @@ struct JourneyService: Sendable {
     }
 
     /// Submits a verification whose every step is complete.
-    func submit(_ verification: Verification) throws -> Verification {
+    func submit(_ verification: Verification, simulatedBy: EventActor? = nil) throws -> Verification {
         let now = clock.now()
         return try verifications.update(tenancy: verification.tenancy, id: verification.id, at: now) { current in
-            try current.apply(.submitted, at: now, by: .journey)
+            try current.apply(.submitted, at: now, by: simulatedBy ?? .journey, simulated: simulatedBy != nil)
         }
     }
 

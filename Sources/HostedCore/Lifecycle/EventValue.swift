@@ -5,6 +5,8 @@ public enum EventValue: Equatable, Sendable {
     case integer(Int64)
     case null
     case strings([String])
+    /// Only `data.simulated` (`Verification.apply(_:at:by:simulated:)`).
+    case bool(Bool)
 
     var json: String {
         switch self {
@@ -14,6 +16,7 @@ public enum EventValue: Equatable, Sendable {
             return out
         case .integer(let number): return String(number)
         case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
         case .strings(let list):
             return "[" + list.map { text in
                 var out = ""
