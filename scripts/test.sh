@@ -10,7 +10,8 @@ Usage: scripts/test.sh
 
 Runs the whole Hosted test suite (this is what CI runs via .ci/run):
   1. scripts/setup-debian.sh (build dependencies)
-  2. under scripts/with-postgres.sh (throwaway PostgreSQL; HOSTED_REQUIRE_POSTGRES=1):
+  2. under scripts/with-postgres.sh (throwaway PostgreSQL; HOSTED_REQUIRE_POSTGRES=1) and
+     scripts/with-swift.sh (throwaway OpenStack Swift, the S3 object store; HOSTED_REQUIRE_S3=1):
      a. swift build                       (debug; the `hosted` binary live tests spawn)
      b. swift test
         then, each alone, the tests that restart PostgreSQL (reconnect: storage, two live nodes)
@@ -68,6 +69,12 @@ if [[ "${1:-}" == "--under-postgres" ]]; then
     fi
     # Tell the Swift tests that a missing PostgreSQL is a failure, not a skip.
     export HOSTED_REQUIRE_POSTGRES=1
+    # And a missing object store (HOSTED_TEST_S3_URL, from scripts/with-swift.sh) too.
+    if [[ -z "${HOSTED_TEST_S3_URL:-}" ]]; then
+        echo "test.sh: HOSTED_TEST_S3_URL is not set; object-storage tests would be skipped" >&2
+        exit 1
+    fi
+    export HOSTED_REQUIRE_S3=1
 
     # The structure rules of docs/architecture.md (rooms, front doors, one error path, SQL).
     step structure python3 scripts/check-structure.py
@@ -130,4 +137,4 @@ fi
 # them; the EXIT trap prints the summary whatever happens.)
 trap 'summary $?' EXIT
 step setup bash scripts/setup-debian.sh prometheus
-bash scripts/with-postgres.sh bash scripts/test.sh --under-postgres
+bash scripts/with-postgres.sh bash scripts/with-swift.sh bash scripts/test.sh --under-postgres
