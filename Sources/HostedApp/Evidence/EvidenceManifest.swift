@@ -52,13 +52,7 @@ struct EvidenceManifest {
         o.string("content_type", artifact.contentType)
         o.string("id", artifact.id)
         // The same writers as the API's capture object, so the numbers read the same everywhere.
-        if let location = artifact.capture?.location {
-            o.object("location") { l in
-                l.number("accuracy_m", location.accuracyM)
-                l.number("latitude", location.latitude, decimals: 6)
-                l.number("longitude", location.longitude, decimals: 6)
-            }
-        }
+        if let location = artifact.capture?.location { o.object("location") { APIObjects.write(location, to: &$0) } }
         o.string("path", artifact.path)
         if let quality = artifact.capture?.quality { o.object("quality") { APIObjects.write(quality, to: &$0) } } else { o.raw("quality", "null") }
         o.string("sha256", artifact.sha256)

@@ -128,16 +128,17 @@ enum APIObjects {
         o.string("content_type", capture.contentType)
         if let height = capture.height { o.int("height", height) }
         o.string("id", capture.id)
-        if let location = capture.location {
-            o.object("location") { l in
-                l.number("accuracy_m", location.accuracyM)
-                l.number("latitude", location.latitude, decimals: 6)
-                l.number("longitude", location.longitude, decimals: 6)
-            }
-        }
+        if let location = capture.location { o.object("location") { write(location, to: &$0) } }
         if let quality = capture.quality { o.object("quality") { write(quality, to: &$0) } } else { o.raw("quality", "null") }
         o.bool("superseded", capture.superseded)
         if let width = capture.width { o.int("width", width) }
+    }
+
+    /// Where a photo was taken, as the API and the evidence bundle show it (members sorted, six decimals).
+    static func write(_ location: CaptureLocation, to o: inout JSONText.Object) {
+        o.number("accuracy_m", location.accuracyM)
+        o.number("latitude", location.latitude, decimals: 6)
+        o.number("longitude", location.longitude, decimals: 6)
     }
 
     /// The capture checks' verdict, as the upload answers it and the API shows it (members sorted).
