@@ -129,7 +129,7 @@ public struct S3Client: ObjectStorage, CustomStringConvertible {
             case .failure(let error):
                 last = error
             }
-            usleep(UInt32(100_000 * (attempt + 1)))
+            if attempt + 1 < attempts { usleep(UInt32(100_000 * (attempt + 1))) }
         }
         throw last
     }
