@@ -4,6 +4,7 @@ import { clearBrand, showBrand } from "../common/brand.js";
 import { h } from "./dom.js";
 import { roleName } from "./format.js";
 import { consoleHref } from "./links.js";
+import { modeSwitch, renderModeBanner } from "./mode.js";
 import { strings } from "./strings.js";
 
 function navLink(testid, href, text, current) {
@@ -28,8 +29,10 @@ export function renderHeader(operator, page) {
   const signout = h("button", { type: "button", className: "secondary small", dataset: { testid: "signout" } }, strings.header.signout);
   signout.addEventListener("click", () => signOut(signout));
   renderBrand();
+  renderModeBanner();
   document.getElementById("session-area").replaceChildren(
     h("nav", { className: "console-nav", "aria-label": strings.header.navLabel }, h("ul", {}, links)),
+    modeSwitch(),
     h("div", { className: "who" },
       h("p", {},
         h("span", { className: "visually-hidden" }, `${strings.header.signedInAs} `),
@@ -50,5 +53,6 @@ async function renderBrand() {
 /** Signed out: no navigation, no name, no sign-out button, no brand. */
 export function clearHeader() {
   clearBrand();
+  document.getElementById("test-banner")?.remove();
   document.getElementById("session-area").replaceChildren();
 }

@@ -44,6 +44,11 @@ export default {
     navLabel: "Console", queue: "Queue", operators: "Operators", analytics: "Analytics", signout: "Sign out",
     signedInAs: "Signed in as", you: "you",
   },
+  mode: {
+    switchLabel: "Test data",
+    bannerTitle: "Test data.",
+    bannerText: "You are looking at verifications made with test keys (sk_test_…). None of them is a real person; the switch in the header goes back to live data.",
+  },
   none: "—",
   redacted: "Redacted",
   roles: { reviewer: "Reviewer", admin: "Administrator" },

@@ -44,6 +44,11 @@ export default {
     navLabel: "कंसोल", queue: "कतार", operators: "ऑपरेटर", analytics: "आँकड़े", signout: "साइन आउट करें",
     signedInAs: "साइन इन खाता:", you: "आप",
   },
+  mode: {
+    switchLabel: "टेस्ट डेटा",
+    bannerTitle: "टेस्ट डेटा।",
+    bannerText: "आप टेस्ट कुंजियों (sk_test_…) से बने सत्यापन देख रहे हैं। इनमें से कोई भी असली व्यक्ति नहीं है; हेडर का स्विच आपको लाइव डेटा पर वापस ले जाता है।",
+  },
   none: "—",
   redacted: "हटाया गया",
   roles: { reviewer: "समीक्षक", admin: "व्यवस्थापक" },
