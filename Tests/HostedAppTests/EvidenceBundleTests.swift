@@ -195,6 +195,10 @@ import Testing
             #expect(f.code(response) == "not_found", "\(path)")
         }
         #expect(f.app.request("GET", "/v1/verifications/\(id)/evidence").status == 401)
+        // The account's test key sees none of its live data.
+        let testKey = try #require(f.json(f.post("/v1/api_keys", #"{"mode":"test"}"#))["secret"] as? String)
+        let otherMode = f.app.request("GET", "/v1/verifications/\(id)/evidence", headers: [("Authorization", "Bearer \(testKey)")])
+        #expect(otherMode.status == 404 && f.code(otherMode) == "not_found")
         let query = f.get("/v1/verifications/\(id)/evidence?format=tar")
         #expect((400..<500).contains(query.status) && query.headers["Content-Type"]?.hasPrefix("application/problem+json") == true)
         #expect(f.events(id).count == count)
