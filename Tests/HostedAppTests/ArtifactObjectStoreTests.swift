@@ -25,7 +25,8 @@ import Testing
         let prefix: String
 
         /// `url` nil: the test Swift under a prefix of this test's own.
-        init(_ store: Store, url: String? = nil, secret: String? = nil, clock: any WallClock = SystemWallClock()) throws {
+        /// `cached`: the process keeps sealed objects it read or wrote (`Memo.objects`, on by default).
+        init(_ store: Store, url: String? = nil, secret: String? = nil, clock: any WallClock = SystemWallClock(), cached: Bool = true) throws {
             let prefix = "t-" + UUID().uuidString.prefix(12).lowercased()
             let text = try #require(url ?? TestObjectStore.url(prefix: prefix))
             let location = try #require(S3Location(text))
@@ -34,6 +35,7 @@ import Testing
                 configuration.artifactStore = .s3(location)
                 configuration.s3AccessKeyID = TestObjectStore.accessKeyID
                 configuration.s3SecretAccessKey = secret ?? TestObjectStore.secretAccessKey
+                if !cached { configuration.disabledMemos = [.objects] }
             }
             let created = try app.application.accounts.createAccount(name: "Acme")
             accountID = created.account.id.rawValue
@@ -76,7 +78,7 @@ import Testing
     @Test(arguments: Store.allCases)
     func upload_201_storesASealedObjectUnderIdsOnly_andTheDownloadIsChecked(_ store: Store) throws {
         guard store.isAvailable, Self.s3Available else { return }
-        let f = try Fixture(store)
+        let f = try Fixture(store, cached: false)  // every download a GET: the tampering below must be seen
         defer { f.app.close() }
         let uploaded = f.upload()
         #expect(uploaded.status == 201)
@@ -104,6 +106,25 @@ import Testing
         let tampered = f.download(artifact)
         #expect(tampered.status == 503 && f.code(tampered) == "artifact_integrity_failed")
         #expect(!tampered.body.starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+
+    /// With the cache (the default), a second download needs no store: it is served while the
+    /// store is unreachable, checked all the same; a redaction still answers 410 at once.
+    @Test(arguments: Store.allCases)
+    func download_fromTheCache_isCheckedAndStillShreddedByRedaction(_ store: Store) throws {
+        guard store.isAvailable, Self.s3Available else { return }
+        let f = try Fixture(store)
+        defer { f.app.close() }
+        let artifact = try #require(f.json(f.upload())["artifact_id"] as? String)
+        let first = f.download(artifact)
+        #expect(first.status == 200)
+        let key = try #require(try f.rows().first?.key)
+        try f.client.delete(key)  // gone from the store: only the cache has it
+        let again = f.download(artifact)
+        #expect(again.status == 200 && again.body == first.body)
+        #expect(f.post("/v1/verifications/\(f.id)/cancel", "").status == 200)
+        #expect(f.post("/v1/verifications/\(f.id)/redact", "").status == 200)
+        #expect(f.download(artifact).status == 410)
     }
 
     @Test(arguments: Store.allCases)

@@ -15,7 +15,7 @@ extension Foundations {
         let client = S3Client(location: location, credentials: S3Credentials(accessKeyID: configuration.s3AccessKeyID ?? "",
                                                                              secretAccessKey: configuration.s3SecretAccessKey ?? ""))
         return ObjectArtifactBackend(database: database, objects: client, keys: DataKeyStore(secretKey: secretKey.bytes(), random: random),
-                                     report: { log.error($0, requestID: nil) })
+                                     cacheBytes: configuration.keeps(.objects) ? 64 << 20 : 0, report: { log.error($0, requestID: nil) })
     }
 
     /// The sweeper's pass over the object store (orphans past their grace, queued deletions), if one is configured.

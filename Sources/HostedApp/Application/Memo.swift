@@ -4,6 +4,9 @@
 public enum Memo: String, CaseIterable, Sendable {
     /// `CallerCache`: API keys that authenticated in the last second.
     case callers
+    /// `SealedObjectCache`: 64 MiB of sealed objects read from or written to the artifact
+    /// store (off: every download of an object-store artifact is a GET to the store).
+    case objects
     /// `StepsCache`: a workflow's decoded steps, by their JSON text.
     case steps
     /// The decoded-row memo: a verification read again with the same cells is not decoded again.

@@ -14,13 +14,17 @@ public struct ObjectArtifactBackend: ArtifactBackend {
     let keys: DataKeyStore
     let report: @Sendable (String) -> Void
     private let probe = ReadinessProbe()
+    private let cache: SealedObjectCache
 
-    /// `report` receives what went wrong (for the log; never bytes or secrets).
-    public init(database: any Database, objects: any ObjectStorage, keys: DataKeyStore, report: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// `report` receives what went wrong (for the log; never bytes or secrets). `cacheBytes`:
+    /// how many bytes of sealed objects this process keeps for reads (`SealedObjectCache`; 0 for none).
+    public init(database: any Database, objects: any ObjectStorage, keys: DataKeyStore, cacheBytes: Int = 0,
+                report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.database = database
         self.objects = objects
         self.keys = keys
         self.report = report
+        cache = SealedObjectCache(capacity: cacheBytes)
     }
 
     public var storage: ArtifactStorage { .s3 }
@@ -45,6 +49,7 @@ public struct ObjectArtifactBackend: ArtifactBackend {
             report("artifact store: PUT \(key) failed: \(error)")
             throw DomainError.artifactStoreUnavailable
         }
+        cache.put(key, sealed)
         return PreparedArtifact(storage: .s3, content: [], objectKey: key, sha256: Digest.hex(Digest.sha256(sealed)), bytes: sealed.count)
     }
 
@@ -62,11 +67,15 @@ public struct ObjectArtifactBackend: ArtifactBackend {
             throw DomainError.gone(detail: "This artifact was erased when its verification was redacted.", code: .artifactRedacted)
         }
         let sealed: [UInt8]
-        do {
-            sealed = try objects.get(key)
-        } catch {
-            report("artifact store: GET \(key) failed: \(error)")
-            throw DomainError.artifactStoreUnavailable
+        if let cached = cache.get(key) {
+            sealed = cached
+        } else {
+            do {
+                sealed = try objects.get(key)
+            } catch {
+                report("artifact store: GET \(key) failed: \(error)")
+                throw DomainError.artifactStoreUnavailable
+            }
         }
         guard stored.sha256.map({ Digest.hex(Digest.sha256(sealed)) == $0 }) ?? false,
               let content = dataKey.open(sealed, context: Self.context(stored.id))
@@ -74,6 +83,7 @@ public struct ObjectArtifactBackend: ArtifactBackend {
             report("artifact store: \(key) does not match its row's SHA-256 or does not open; not served")
             throw DomainError.artifactIntegrity
         }
+        cache.put(key, sealed)
         return content
     }
 
