@@ -64,21 +64,18 @@ public final class ES256PrivateKey: @unchecked Sendable {
     }
 
     /// The ES256 signature of `message`: 64 bytes, `r ‖ s` (converted from OpenSSL's DER).
+    /// SHA-256 comes from `Digest` (an algorithm fetched once); `EVP_PKEY_sign` then signs that
+    /// digest, which skips the digest context `EVP_DigestSign` would set up on every call.
     public func sign(_ message: [UInt8]) throws(Failure) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw Failure() }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else { throw Failure() }
-        // A DER P-256 signature is at most 72 bytes; ask for the bound, then sign.
-        var length = 0
-        var der = [UInt8]()
-        let signed = message.withUnsafeBufferPointer { messageBytes -> Bool in
-            guard EVP_DigestSign(context, nil, &length, messageBytes.baseAddress, messageBytes.count) == 1, length > 0 else { return false }
-            der = [UInt8](repeating: 0, count: length)
-            return der.withUnsafeMutableBufferPointer { out in
-                EVP_DigestSign(context, out.baseAddress, &length, messageBytes.baseAddress, messageBytes.count)
-            } == 1
-        }
-        guard signed else { throw Failure() }
+        let digest = Digest.sha256(message)
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { throw Failure() }
+        defer { EVP_PKEY_CTX_free(context) }
+        // A DER P-256 signature is at most 72 bytes.
+        var der = [UInt8](repeating: 0, count: 80)
+        var length = der.count
+        guard EVP_PKEY_sign_init(context) == 1,
+              der.withUnsafeMutableBufferPointer({ EVP_PKEY_sign(context, $0.baseAddress, &length, digest, digest.count) }) == 1
+        else { throw Failure() }
         do {
             return try ES256Signature.raw(fromDER: Array(der.prefix(length)))
         } catch {

@@ -9,8 +9,8 @@ public enum JWS {
     /// The protected header `{"alg":"ES256","kid":…,"typ":…}` (`typ` when given), serialised the
     /// same way every time: keys in this order, no spaces, JSON string escaping.
     public static func header(kid: String, type: String? = nil) -> [UInt8] {
-        var text = #"{"alg":"ES256","kid":"# + quoted(kid)
-        if let type { text += #","typ":"# + quoted(type) }
+        var text = #"{"alg":"ES256","kid":"# + JSONText.quoted(kid)
+        if let type { text += #","typ":"# + JSONText.quoted(type) }
         return Array((text + "}").utf8)
     }
 
@@ -71,22 +71,5 @@ public enum JWS {
         }
         guard key.verify(signature: signature, of: Array((parts[0] + "." + encodedPayload).utf8)) else { return nil }
         return Verified(header: header, payload: payload)
-    }
-
-    /// `text` as a JSON string literal (quotes, backslashes and control characters escaped).
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

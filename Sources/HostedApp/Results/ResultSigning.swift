@@ -78,7 +78,7 @@ final class ResultSigning: @unchecked Sendable {
         let signer = try current()
         let claims = ResultClaims(issuer: issuer, verification: verification, nonce: nonce, at: now, random: random)
         return try JWS.compact(header: JWS.header(kid: signer.kid, type: Self.resultType),
-                               payload: Array(try JSONCoding.encoder.encode(claims)), key: signer.key)
+                               payload: claims.json(), key: signer.key)
     }
 
     /// A detached JWS (RFC 7515 appendix F, header `{"alg":"ES256","kid":…}`) over `payload`,
