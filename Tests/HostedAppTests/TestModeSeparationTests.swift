@@ -139,6 +139,15 @@ import Testing
         // Shared: workflows and return URLs.
         #expect(ids("/v1/workflows", f.test, field: "key") == ["kyc"])
         #expect(ids("/v1/return_urls", f.test, field: "url") == ["https://acme.example/done"])
+        // The journey funnel counts each mode's verifications for that mode only.
+        func stage(_ name: String, _ auth: [(String, String)]) -> Int? {
+            let funnel = f.app.json(f.app.request("GET", "/v1/analytics/funnel", headers: auth))
+            return (funnel["stages"] as? [[String: Any]])?.first { $0["stage"] as? String == name }?["count"] as? Int
+        }
+        _ = f.create(f.test, user: "user-3")
+        #expect(f.app.journey("GET", testID, "", headers: [("User-Agent", "Mozilla/5.0 (Linux; Android 14) Mobile")]).status == 200)
+        #expect(stage("created", f.live) == 2 && stage("opened", f.live) == 0)
+        #expect(stage("created", f.test) == 3 && stage("opened", f.test) == 1)
         // The account is the same account.
         #expect(f.app.json(f.app.request("GET", "/v1/account", headers: f.test))["id"] as? String == f.accountID.rawValue)
     }

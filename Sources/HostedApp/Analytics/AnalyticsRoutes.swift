@@ -37,8 +37,8 @@ struct AnalyticsRoutes {
 
     /// Inside `APIKeyAuthentication`: the account's funnel.
     func registerAPI(guards: APIGuards, in routes: inout Router.Builder) {
-        routes.add("GET", "/v1/analytics/funnel", guards.authenticated { request, _, account in
-            try funnel(request, accountID: account.id)
+        routes.add("GET", "/v1/analytics/funnel", guards.authenticated { request, context, _ in
+            try funnel(request, tenancy: try context.tenancy())
         })
     }
 
@@ -50,13 +50,13 @@ struct AnalyticsRoutes {
 
     func registerConsole(in routes: inout Router.Builder) {
         routes.add("GET", "/console/api/analytics/funnel") { request, context in
-            let accountID = try context.signedInOperator().accountID
-            return try funnel(request, accountID: accountID, workflows: try service.workflowKeys(accountID: accountID))
+            let op = try context.signedInOperator()
+            return try funnel(request, tenancy: ConsoleMode.tenancy(op, request), workflows: try service.workflowKeys(accountID: op.accountID))
         }
     }
 
     /// `workflows` (the console's): the account's workflow keys, added for the page's filter.
-    private func funnel(_ request: Request, accountID: ObjectID, workflows: [String]? = nil) throws -> Response {
+    private func funnel(_ request: Request, tenancy: Tenancy, workflows: [String]? = nil) throws -> Response {
         var errors = request.query.filter { !["workflow", "from", "to"].contains($0.name) }
             .map { FieldError(field: $0.name, message: "is not a known parameter") }
         let workflow = request.queryValue("workflow").flatMap { $0.isEmpty ? nil : $0 }
@@ -65,7 +65,7 @@ struct AnalyticsRoutes {
         }
         let range = service.range(from: request.queryValue("from"), to: request.queryValue("to"), errors: &errors)
         guard errors.isEmpty, let range else { throw DomainError.invalidRequest(detail: "The query is not valid.", errors: errors) }
-        let funnel = try service.funnel(accountID: accountID, workflowKey: workflow, range: range)
+        let funnel = try service.funnel(tenancy: tenancy, workflowKey: workflow, range: range)
         var response = Response.json(bytes: Self.json(funnel, range: range, workflow: workflow, workflows: workflows))
         response.headers.add("Cache-Control", "no-store")
         return response

@@ -36,7 +36,7 @@ final class AnalyticsService: @unchecked Sendable {
     /// Whose count it is: a verification the caller holds, or only its id (the page served, a
     /// sign-in), whose account, workflow and version the upsert reads from its row.
     enum Owner: Hashable {
-        case known(account: String, workflow: String, version: Int)
+        case known(account: String, livemode: Bool, workflow: String, version: Int)
         case verification(String)
     }
 
@@ -110,10 +110,10 @@ final class AnalyticsService: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The funnel of `accountID`'s verifications created in `range` (one workflow, or all).
-    func funnel(accountID: ObjectID, workflowKey: String?, range: AnalyticsRange) throws -> JourneyFunnel {
+    /// The funnel of `tenancy`'s verifications created in `range` (one workflow, or all).
+    func funnel(tenancy: Tenancy, workflowKey: String?, range: AnalyticsRange) throws -> JourneyFunnel {
         flush()
-        return try store.funnel(accountID: accountID.rawValue, workflowKey: workflowKey, range: range)
+        return try store.funnel(tenancy: tenancy, workflowKey: workflowKey, range: range)
     }
 
     /// The account's workflow keys (the console's filter offers them).
@@ -134,7 +134,8 @@ final class AnalyticsService: @unchecked Sendable {
     // MARK: Gathering and writing
 
     private func owner(of verification: Verification) -> Owner {
-        .known(account: verification.accountID.rawValue, workflow: verification.workflowKey, version: verification.workflowVersion)
+        .known(account: verification.accountID.rawValue, livemode: verification.livemode, workflow: verification.workflowKey,
+               version: verification.workflowVersion)
     }
 
     private func add(_ owner: Owner, _ signal: AnalyticsStore.Signal) {
@@ -185,8 +186,8 @@ final class AnalyticsService: @unchecked Sendable {
         for (key, amount) in counts {
             attempt(amount) {
                 switch key.owner {
-                case .known(let account, let workflow, let version):
-                    try store.count(key.signal, accountID: account, workflowKey: workflow, workflowVersion: version, at: key.day.start,
+                case .known(let account, let livemode, let workflow, let version):
+                    try store.count(key.signal, accountID: account, livemode: livemode, workflowKey: workflow, workflowVersion: version, at: key.day.start,
                                     by: amount)
                     if key.signal.signal.isStage { stage(key.signal.signal, workflow: workflow, by: amount) }
                 case .verification(let id):

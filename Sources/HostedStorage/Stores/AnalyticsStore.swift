@@ -28,33 +28,33 @@ public struct AnalyticsStore: Sendable {
         }
     }
 
-    /// Adds `amount` (one per event) to a signal's count for the day of `time`, with the account, workflow and
-    /// version taken from the verification itself (nothing is counted for an unknown id).
+    /// Adds `amount` (one per event) to a signal's count for the day of `time`, with the account, mode, workflow
+    /// and version taken from the verification itself (nothing is counted for an unknown id).
     /// Returns the verification's workflow key, nil when there is no such verification.
     @discardableResult
     public func count(_ signal: Signal, verificationID: String, at time: Date, by amount: Int = 1) throws -> String? {
         let day = AnalyticsDay(time).number
         // `WHERE` before `ON CONFLICT` is what lets SQLite parse an upsert from a SELECT.
         return try database.query("""
-            INSERT INTO journey_counts (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day, count)
-            SELECT account_id, workflow_key, workflow_version, \(signal.step), \(signal.signal.rawValue), \(signal.reason),
+            INSERT INTO journey_counts (account_id, livemode, workflow_key, workflow_version, step, signal, reason, device_class, day, count)
+            SELECT account_id, livemode, workflow_key, workflow_version, \(signal.step), \(signal.signal.rawValue), \(signal.reason),
                    \(signal.deviceClass.rawValue), CAST(\(day) AS BIGINT), CAST(\(amount) AS BIGINT)
             FROM verifications WHERE id = \(verificationID)
-            ON CONFLICT (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day)
+            ON CONFLICT (account_id, livemode, workflow_key, workflow_version, step, signal, reason, device_class, day)
             DO UPDATE SET count = journey_counts.count + excluded.count
             RETURNING workflow_key
             """).first.map { row in try row.string("workflow_key") }
     }
 
-    /// The same, for a verification whose account, workflow and version the caller holds.
-    public func count(_ signal: Signal, accountID: String, workflowKey: String, workflowVersion: Int, at time: Date,
+    /// The same, for a verification whose account, mode, workflow and version the caller holds.
+    public func count(_ signal: Signal, accountID: String, livemode: Bool, workflowKey: String, workflowVersion: Int, at time: Date,
                       by amount: Int = 1) throws {
         let day = AnalyticsDay(time).number
         try database.query("""
-            INSERT INTO journey_counts (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day, count)
-            VALUES (\(accountID), \(workflowKey), \(workflowVersion), \(signal.step), \(signal.signal.rawValue), \(signal.reason),
-                    \(signal.deviceClass.rawValue), \(day), \(amount))
-            ON CONFLICT (account_id, workflow_key, workflow_version, step, signal, reason, device_class, day)
+            INSERT INTO journey_counts (account_id, livemode, workflow_key, workflow_version, step, signal, reason, device_class, day, count)
+            VALUES (\(accountID), \(Int64(livemode ? 1 : 0)), \(workflowKey), \(workflowVersion), \(signal.step), \(signal.signal.rawValue),
+                    \(signal.reason), \(signal.deviceClass.rawValue), \(day), \(amount))
+            ON CONFLICT (account_id, livemode, workflow_key, workflow_version, step, signal, reason, device_class, day)
             DO UPDATE SET count = journey_counts.count + excluded.count
             """)
     }
@@ -70,13 +70,14 @@ public struct AnalyticsStore: Sendable {
             """).isEmpty
     }
 
-    /// The verifications of `accountID` (and `workflowKey`) created in `range`, as far as each
-    /// went, and the counts of the range's days.
-    public func funnel(accountID: String, workflowKey: String?, range: AnalyticsRange) throws -> JourneyFunnel {
+    /// The verifications of `tenancy` (its account, in its mode; and `workflowKey`) created in
+    /// `range`, as far as each went, and the counts of the range's days.
+    public func funnel(tenancy: Tenancy, workflowKey: String?, range: AnalyticsRange) throws -> JourneyFunnel {
+        let accountID = tenancy.accountID.rawValue
         let (start, end) = (range.from.start.unixMilliseconds, range.to.end.unixMilliseconds)
         let workflow: SQL = workflowKey.map { key in "AND v.workflow_key = \(key)" } ?? ""
         let countsWorkflow: SQL = workflowKey.map { key in "AND c.workflow_key = \(key)" } ?? ""
-        let created: SQL = "v.account_id = \(accountID) AND v.created_at >= \(start) AND v.created_at < \(end) \(workflow)"
+        let created: SQL = "v.account_id = \(accountID) AND v.livemode = \(tenancy.mode) AND v.created_at >= \(start) AND v.created_at < \(end) \(workflow)"
         return try database.withConnection { connection in
             var journeys: [String: JourneyFunnel.Journey] = [:]
             for row in try connection.query("SELECT v.id, v.submitted_at, v.decided_at FROM verifications v WHERE \(created)") {
@@ -106,7 +107,7 @@ public struct AnalyticsStore: Sendable {
             }
             let counts = try connection.query("""
                 SELECT c.signal, c.step, c.reason, c.device_class, SUM(c.count) AS n FROM journey_counts c
-                WHERE c.account_id = \(accountID) AND c.day >= \(range.from.number) AND c.day <= \(range.to.number)
+                WHERE c.account_id = \(accountID) AND c.livemode = \(tenancy.mode) AND c.day >= \(range.from.number) AND c.day <= \(range.to.number)
                 \(countsWorkflow)
                 AND c.signal IN (\(JourneySignal.opened.rawValue), \(JourneySignal.submitted.rawValue), \(JourneySignal.captureRetake.rawValue))
                 GROUP BY c.signal, c.step, c.reason, c.device_class
