@@ -22,8 +22,9 @@ import Testing
         func remove() { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// The string members of a command's JSON answer (`keys create` adds the boolean `livemode`).
     func decode(_ text: String) throws -> [String: String] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]).compactMapValues { $0 as? String }
     }
 
     @Test func helpDocumentsEveryCommand() throws {
@@ -214,6 +215,11 @@ import Testing
         let second = try workspace.run("keys", "create", "--account", account["account_id"]!)
         #expect(second.status == 0)
         let keyID = try #require(try decode(second.stdout)["key_id"])
+        #expect(second.stdout.contains(#""livemode":true"#))
+        // --test makes a test key (sk_test_…), shown once like any other.
+        let test = try workspace.run("keys", "create", "--account", account["account_id"]!, "--test")
+        #expect(test.status == 0 && test.stdout.contains(#""livemode":false"#))
+        #expect(try decode(test.stdout)["api_key"]?.hasPrefix("sk_test_") == true)
         let revoked = try workspace.run("keys", "revoke", keyID)
         #expect(revoked.status == 0)
         // `revoked` is a JSON boolean, not the string "true" (issue 37).
