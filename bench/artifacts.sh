@@ -51,6 +51,15 @@ PSQL=("$HOSTED_TEST_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$HOSTED_TEST_POSTGRES
 S3_BASE=${HOSTED_TEST_S3_URL%%\?*}
 S3_QUERY=${HOSTED_TEST_S3_URL#*\?}
 
+# swift_ticks: CPU ticks (user + system) the test Swift's processes have used so far.
+swift_ticks() {
+    local total=0 pid
+    for pid in $(cat "$(dirname "$HOSTED_TEST_S3_CTL")"/*.pid 2>/dev/null); do
+        [[ -r /proc/$pid/stat ]] && total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") ))
+    done
+    echo "$total"
+}
+
 # run_once STORE ROUND: one fresh database and server; appends "STORE uploads/s cpu_us downloads/s
 # p99_ms" to $results (not in a subshell: the server's PID must reach the EXIT trap).
 run_once() {
@@ -76,8 +85,13 @@ run_once() {
     wait_http "$base/readyz" "$PID" "hosted serve ($store)"
     http_json POST "$base/v1/workflows" "$key" \
         '{"key":"bench_artifacts","name":"Bench","steps":[{"type":"premises_photos","id":"shop","min":1,"max":10}]}' 201 >/dev/null
+    local swift_before swift_after
+    swift_before=$(swift_ticks)
     upload=$(python3 "$REPO/bench/artifacts-drive.py" "$base" "$key" "$PID" "$VERIFICATIONS" "$PER" "$UPLOAD_CONNECTIONS" \
         "$PHOTO" "$WORK/paths-$store" "$store$round")
+    swift_after=$(swift_ticks)
+    # The store's own CPU per upload (Swift's servers and memcached share this machine's cores).
+    upload="$upload $(( (swift_after - swift_before) * 1000000 / $(getconf CLK_TCK) / (VERIFICATIONS * PER) ))"
     # A short warm-up, then the timed downloads.
     ARTIFACT_PATHS="$WORK/paths-$store" API_KEY="$key" timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d1s \
         -s "$REPO/bench/artifacts-download.lua" "$base" >/dev/null
@@ -87,7 +101,7 @@ run_once() {
     [[ $(cut -f4 <<<"$download_summary") == 0 ]] || die "downloads through $store answered errors: $download_summary"
     stop_pid "$PID"
     local line="$upload $(cut -f1 <<<"$download_summary") $(cut -f3 <<<"$download_summary" | tr -d ' ms')"
-    log "round $round $store: uploads/s cpu_us/upload downloads/s p99_ms = $line"
+    log "round $round $store: uploads/s hosted_cpu_us/upload store_cpu_us/upload downloads/s p99_ms = $line"
     echo "$store $line" >>"$results"
 }
 
@@ -105,15 +119,15 @@ rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
 STORES = ("database", "s3", "s3-uncached")
 by = {store: [list(map(float, r[1:])) for r in rows if r[0] == store] for store in STORES}
 med = {store: [statistics.median(col) for col in zip(*runs)] for store, runs in by.items()}
-print(f"| store | uploads/s (runs) | µs CPU per upload | downloads/s (runs) | download p99 |")
-print("|---|---|---|---|---|")
+print(f"| store | uploads/s (runs) | hosted's CPU per upload | the store's CPU per upload | downloads/s (runs) | download p99 |")
+print("|---|---|---|---|---|---|")
 for store in STORES:
     runs = by[store]
-    print(f"| {store} | {med[store][0]:.1f} ({', '.join(f'{r[0]:.1f}' for r in runs)}) | {med[store][1]:.0f} | "
-          f"{med[store][2]:.0f} ({', '.join(f'{r[2]:.0f}' for r in runs)}) | {med[store][3]:.2f} ms |")
+    print(f"| {store} | {med[store][0]:.1f} ({', '.join(f'{r[0]:.1f}' for r in runs)}) | {med[store][1] / 1000:.1f} ms | "
+          f"{med[store][2] / 1000:.1f} ms | {med[store][3]:.0f} ({', '.join(f'{r[3]:.0f}' for r in runs)}) | {med[store][4]:.2f} ms |")
 upload_ratio = med["s3"][0] / med["database"][0]
-download_ratio = med["s3"][2] / med["database"][2]
-uncached_ratio = med["s3-uncached"][2] / med["database"][2]
+download_ratio = med["s3"][3] / med["database"][3]
+uncached_ratio = med["s3-uncached"][3] / med["database"][3]
 print(json.dumps({"upload_ratio": round(upload_ratio, 3), "download_ratio": round(download_ratio, 3),
                   "download_ratio_uncached": round(uncached_ratio, 3),
                   "goal": 0.8, "ok": upload_ratio >= 0.8 and download_ratio >= 0.8,
