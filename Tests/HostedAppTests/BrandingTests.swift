@@ -243,7 +243,7 @@ import Testing
         #expect(AccentColor.contrast(accent, .white) >= 4.5)
         #expect(AccentColor.contrast(try #require(AccentColor(hex: acme["accent_color_dark"] as? String ?? "")),
                                      try #require(AccentColor(hex: "#0b1d3a"))) >= 4.5)
-        // Nothing about the verification.
+        // Nothing about the verification (a test one's says `livemode: false`, and only that: TestModeSeparationTests).
         #expect(Set(acme.keys) == ["object", "display_name", "accent_color", "accent_color_dark", "support_url", "logo_url"])
 
         // Beta's journey shows Beta's (none), never Acme's; Acme's logo is not served as Beta's.

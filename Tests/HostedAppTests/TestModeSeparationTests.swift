@@ -148,6 +148,11 @@ import Testing
         #expect(f.app.journey("GET", testID, "", headers: [("User-Agent", "Mozilla/5.0 (Linux; Android 14) Mobile")]).status == 200)
         #expect(stage("created", f.live) == 2 && stage("opened", f.live) == 0)
         #expect(stage("created", f.test) == 3 && stage("opened", f.test) == 1)
+        // The journey's brand (asked before sign-in) says a test verification is one, and nothing more.
+        let testBrand = f.app.json(f.app.request("GET", "/j/\(testID)/api/brand"))
+        let liveBrand = f.app.json(f.app.request("GET", "/j/\(liveID)/api/brand"))
+        #expect(testBrand["livemode"] as? Bool == false && liveBrand["livemode"] == nil)
+        #expect(Set(testBrand.keys).subtracting(liveBrand.keys) == ["livemode"])
         // The account is the same account.
         #expect(f.app.json(f.app.request("GET", "/v1/account", headers: f.test))["id"] as? String == f.accountID.rawValue)
     }

@@ -37,6 +37,6 @@ export function renderModeBanner() {
   const main = document.getElementById("main");
   document.getElementById("test-banner")?.remove();
   if (!showsTestData()) return;
-  main.before(h("div", { id: "test-banner", className: "test-banner", role: "note", dataset: { testid: "console-test-banner" } },
+  main.prepend(h("div", { id: "test-banner", className: "test-banner", role: "note", dataset: { testid: "console-test-banner" } },
     h("strong", {}, strings.mode.bannerTitle), " ", strings.mode.bannerText));
 }

@@ -120,10 +120,11 @@ public struct BrandingService: Sendable {
     /// What a page shows of the account that owns the verification (nothing about the
     /// verification itself); `notFound` for an unknown verification.
     public func journeyBrand(verificationID: ObjectID) throws -> PageBrand {
-        guard let (accountID, branding) = try store.branding(verificationID: verificationID) else {
+        guard let (accountID, branding, livemode) = try store.branding(verificationID: verificationID) else {
             throw DomainError.notFound(what: "verification")
         }
-        return pageBrand(accountID: accountID, branding)
+        // A test verification's page says so (docs/test-mode.md): its code is 000000, nothing is real.
+        return pageBrand(accountID: accountID, branding, test: !livemode)
     }
 
     /// What the console's header shows of the operator's account.
@@ -131,11 +132,11 @@ public struct BrandingService: Sendable {
         pageBrand(accountID: accountID, try branding(accountID: accountID))
     }
 
-    private func pageBrand(accountID: ObjectID, _ branding: Branding) -> PageBrand {
+    private func pageBrand(accountID: ObjectID, _ branding: Branding, test: Bool = false) -> PageBrand {
         PageBrand(display_name: branding.displayName,
                   accent_color: branding.accentColor.map { AccentColor.accessible($0, against: Self.lightBackground).hex },
                   accent_color_dark: branding.accentColor.map { AccentColor.accessible($0, against: Self.darkButtonText).hex },
-                  support_url: branding.supportURL, logo_url: logoURL(accountID: accountID, branding))
+                  support_url: branding.supportURL, logo_url: logoURL(accountID: accountID, branding), test: test)
     }
 
     /// A page's view of a brand: the accent colours already made accessible for the light and dark schemes.
@@ -146,8 +147,10 @@ public struct BrandingService: Sendable {
         let accent_color_dark: String?
         let support_url: String?
         let logo_url: String?
+        /// A test verification's journey: encoded (`livemode: false`) only then.
+        var test = false
 
-        private enum CodingKeys: String, CodingKey { case object, display_name, accent_color, accent_color_dark, support_url, logo_url }
+        private enum CodingKeys: String, CodingKey { case object, display_name, accent_color, accent_color_dark, support_url, logo_url, livemode }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -158,6 +161,7 @@ public struct BrandingService: Sendable {
             try container.encode(accent_color_dark, forKey: .accent_color_dark)
             try container.encode(support_url, forKey: .support_url)
             try container.encode(logo_url, forKey: .logo_url)
+            if test { try container.encode(false, forKey: .livemode) }
         }
     }
 

@@ -23,13 +23,13 @@ public struct BrandingStore: Sendable {
 
     /// The branding of the account that owns the verification, with that account's id; nil for
     /// an unknown verification.
-    public func branding(verificationID: ObjectID) throws -> (accountID: ObjectID, branding: Branding)? {
+    public func branding(verificationID: ObjectID) throws -> (accountID: ObjectID, branding: Branding, livemode: Bool)? {
         guard let row = try database.query("""
-            SELECT a.id, \(Self.columns) JOIN verifications v ON v.account_id = a.id WHERE v.id = \(verificationID.rawValue)
+            SELECT a.id, v.livemode, \(Self.columns) JOIN verifications v ON v.account_id = a.id WHERE v.id = \(verificationID.rawValue)
             """).first
         else { return nil }
         guard let accountID = ObjectID(.account, parsing: try row.string("id")) else { throw DatabaseError.decoding(column: "id") }
-        return (accountID, try Self.branding(from: row))
+        return (accountID, try Self.branding(from: row), try row.int("livemode") != 0)
     }
 
     /// Applies `change` in one statement (a field it keeps is written back as it is, so two

@@ -22,6 +22,9 @@ export default {
   },
   /** The page title when the account has a display name (issue 44). */
   brandedTitle: (name) => `${name}: verify your identity`,
+  /** A test verification's banner (issue 40). */
+  testBannerTitle: "Test mode.",
+  testBannerText: "Nothing here is real and no text message is sent: the sign-in code is 000000.",
   sendFailed: "We could not send the code just now. Please try again.",
   waitBeforeResend: (seconds) => `Please wait ${seconds} seconds before asking for another code.`,
   badNumber: "Enter the mobile number with its country code, e.g. +91 98765 43210.",

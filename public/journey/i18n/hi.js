@@ -22,6 +22,9 @@ export default {
   },
   /** The page title when the account has a display name (issue 44). */
   brandedTitle: (name) => `${name}: अपनी पहचान सत्यापित करें`,
+  /** A test verification's banner (issue 40). */
+  testBannerTitle: "टेस्ट मोड।",
+  testBannerText: "यहाँ कुछ भी असली नहीं है और कोई SMS नहीं भेजा जाता: साइन-इन कोड 000000 है।",
   sendFailed: "अभी कोड नहीं भेजा जा सका। कृपया फिर कोशिश करें।",
   waitBeforeResend: (seconds) => `नया कोड माँगने से पहले ${seconds} सेकंड रुकें।`,
   badNumber: "मोबाइल नंबर देश कोड के साथ डालें, जैसे +91 98765 43210",
