@@ -81,7 +81,8 @@ def placeholder_lines(path):
             literal = text if inside else " ".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', text))
             if quotes % 2 == 1:
                 inside = not inside
-            if re.search(r"\$[0-9]+", literal):
+            # `\($0…)` is a Swift closure argument interpolated into the text, not a placeholder.
+            if re.search(r"(?<!\\\()\$[0-9]+", literal):
                 yield number, line
 
 
