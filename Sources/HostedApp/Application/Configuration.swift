@@ -332,10 +332,10 @@ public struct Configuration: Sendable {
         if (smsRelayURL == nil) != (smsRelaySecret == nil) {
             throw Invalid(description: "set both HOSTED_SMS_RELAY_URL and HOSTED_SMS_RELAY_SECRET, or neither")
         }
+        try checkArtifactStore()
     }
 
     /// Where the secret key is kept when not given in `secretKey` (nil: nowhere to look).
-        try checkArtifactStore()
     public var resolvedSecretKeyFile: String? {
         if let secretKeyFile { return secretKeyFile }
         switch database {
