@@ -39,6 +39,8 @@ import Testing
         #expect(after["status"] as? String == "resubmission_requested")
         #expect(after["resubmissions"] as? Int == 1)
         #expect((after["expires_at"] as? String ?? "") >= (before["expires_at"] as? String ?? "~"))
+        // Stored, not only answered: the workflow's time again is what a later read shows.
+        #expect(f.verification()["expires_at"] as? String == after["expires_at"] as? String)
         let steps = try #require(after["steps"] as? [[String: Any]])
         let selfie = try #require(steps.first { $0["id"] as? String == "selfie" })
         #expect(selfie["status"] as? String == "pending")

@@ -73,7 +73,8 @@ extension VerificationStore {
     public func expireDue(at time: Date, limit: Int = 100) throws -> Int {
         let due = try database.query("""
             SELECT id, account_id, livemode FROM verifications
-            WHERE status IN (\(VerificationStatus.created.rawValue), \(VerificationStatus.inProgress.rawValue)) AND expires_at <= \(time)
+            WHERE status IN (\(VerificationStatus.created.rawValue), \(VerificationStatus.inProgress.rawValue),
+                             \(VerificationStatus.resubmissionRequested.rawValue)) AND expires_at <= \(time)
             ORDER BY expires_at LIMIT \(Int64(limit))
             """)
         var expired = 0

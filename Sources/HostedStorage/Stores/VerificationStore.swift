@@ -288,7 +288,8 @@ public struct VerificationStore: Sendable {
             let update: SQL = """
                 UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
                     updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
-                    expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep), redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
+                    expires_at = \(verification.expiresAt), expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep),
+                    redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
                     approvals = \(try JSONColumn.encode(verification.approvals)),
                     resubmissions = \(Int64(verification.resubmissions)), resubmission_reason = \(verification.resubmissionReason),
                     resubmission_message = \(verification.resubmissionMessage), flags = \(try JSONColumn.encode(verification.flags)),
