@@ -118,8 +118,10 @@ struct JourneyService: Sendable {
         items.append(URLQueryItem(name: "verification_id", value: verification.id.rawValue))
         items.append(URLQueryItem(name: "status", value: verification.status.rawValue))
         components.queryItems = items
-        // A JWS is base64url and dots only: nothing to escape in a fragment.
-        components.fragment = signedResult.map { "hosted_result=" + $0 }
-        return components.string
+        // Appended, not set through `components.fragment` (which scans and escapes every
+        // character): a JWS is base64url and dots, nothing a fragment must escape, and a
+        // registered return URL has no fragment of its own.
+        guard let url = components.string else { return nil }
+        return signedResult.map { url + "#hosted_result=" + $0 } ?? url
     }
 }
