@@ -15,6 +15,8 @@ struct ConsoleReview: Sendable {
     let operators: OperatorStore
     /// Display copies: the stored (already re-encoded) photo shrunk again by libvips.
     let thumbnails: any ImageNormalizer
+    /// The tabs' counts, recounted at most every few seconds for a large account.
+    let queueCounts = QueueCounts()
 
     // MARK: Queue
 
@@ -76,7 +78,8 @@ struct ConsoleReview: Sendable {
             throw DomainError.invalidRequest(detail: "The query is not valid.",
                                              errors: [FieldError(field: "starting_after", message: "must be a verification of this queue")])
         }
-        let counts = try verifications.counts(tenancy: tenancy)
+        let store = verifications
+        let counts = try queueCounts.counts(of: tenancy) { try store.counts(tenancy: tenancy) }
         return Queue(data: page.map(QueueRow.init), has_more: hasMore,
                      counts: Dictionary(uniqueKeysWithValues: VerificationStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
                      workflows: try workflows.latestWorkflows(accountID: op.accountID).map(\.key))

@@ -5,7 +5,7 @@ import HostedCrypto
 /// The event log: appended in the transaction of each change to a verification, read as the
 /// account's feed, and checked link by link by `hosted audit verify`.
 public struct EventStore: Sendable {
-    private let database: any Database
+    let database: any Database
     private let random: any RandomSource
 
     public init(database: any Database, random: any RandomSource = SecureRandom()) {
@@ -124,14 +124,14 @@ public struct EventStore: Sendable {
                 """)
             return (try rows.prefix(limit).map(Self.event(from:)), rows.count > limit)
         }
+        // The cursor as a row comparison: the feed's index starts there. Spelt out as ORs, it
+        // was a filter, and a page deep in the feed read every event before it (27 ms at 20,000
+        // verifications, growing with the table; docs/performance.md, "Figures at scale").
+        let type: SQL = filter.type.map { name in "AND type = \(name)" } ?? ""
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM events
             WHERE account_id = \(accountID.rawValue) AND livemode = \(mode)
-              AND (created_at > \(cursorTime)
-                   OR (created_at = \(cursorTime) AND (verification_id > \(cursorVerification)
-                       OR (verification_id = \(cursorVerification) AND sequence > \(cursorSequence)))))
-              AND (\(filter.verificationID?.rawValue ?? "") = '' OR verification_id = \(filter.verificationID?.rawValue ?? ""))
-              AND (\(filter.type ?? "") = '' OR type = \(filter.type ?? ""))
+              AND (created_at, verification_id, sequence) > (\(cursorTime), \(cursorVerification), \(cursorSequence)) \(type)
             ORDER BY created_at, verification_id, sequence
             LIMIT \(Int64(limit + 1))
             """)
@@ -152,49 +152,6 @@ public struct EventStore: Sendable {
         public var events = 0
         /// The first event that does not verify, and why.
         public var broken: (event: String, verificationID: String, sequence: Int64, reason: String)?
-    }
-
-    /// Recomputes every chain (of one account, or all), a verification at a time, and stops at
-    /// the first link that does not hold: a hash that does not match, a previous hash that is
-    /// not the previous event's, a sequence with a gap, or a chain that ends before the newest
-    /// event its verification's row records (events deleted from its end).
-    public func audit(accountID: ObjectID?) throws -> AuditReport {
-        var report = AuditReport()
-        let verifications = try database.query("""
-            SELECT id, event_sequence, event_hash FROM verifications
-            WHERE (\(accountID?.rawValue ?? "") = '' OR account_id = \(accountID?.rawValue ?? ""))
-            ORDER BY id
-            """)
-        for row in verifications {
-            guard let id = ObjectID(.verification, parsing: try row.string("id")) else {
-                throw DatabaseError.decoding(column: "id")
-            }
-            let head = try ChainHead(row)
-            let chain = try chain(verificationID: id)
-            if chain.isEmpty && head == nil { continue }  // created before the event log
-            report.chains += 1
-            var previous: Event?
-            for event in chain {
-                report.events += 1
-                let reason: String? =
-                    if event.sequence != (previous?.sequence ?? 0) + 1 { "sequence \(event.sequence) follows \(previous?.sequence ?? 0)" }
-                    else if event.previousHash != previous?.hash { "previous_hash is not the hash of the event before it" }
-                    else if Self.hash(of: event) != event.hash { "hash does not match the event's content" }
-                    else { nil }
-                if let reason {
-                    report.broken = (event.id.rawValue, id.rawValue, event.sequence, reason)
-                    return report
-                }
-                previous = event
-            }
-            let end = previous.map { ChainHead(sequence: $0.sequence, hash: $0.hash) }
-            if end != head {
-                report.broken = (previous?.id.rawValue ?? "", id.rawValue, previous?.sequence ?? 0,
-                                 "the chain ends at sequence \(end?.sequence ?? 0) but the verification records its newest event as sequence \(head?.sequence ?? 0)")
-                return report
-            }
-        }
-        return report
     }
 
     static func event(from row: Row) throws -> Event {

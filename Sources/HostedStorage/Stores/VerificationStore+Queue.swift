@@ -21,13 +21,18 @@ extension VerificationStore {
             cursorID = startingAfter.rawValue
         }
         let names = statuses.map(\.rawValue)
-        let listed: SQL = names.isEmpty ? "1 = 1" : "status IN (\(values: names.map(SQLValue.text)))"
+        // One status (the usual queue) is an equality, so the queue's index (migration 0026: by
+        // status, then the queue's order) hands the page over in order; the cursor is a row
+        // comparison the index starts at; a filter is in the statement only when given (as in
+        // `list`: no generic plan that cannot use an index).
+        var filters: SQL = names.count == 1 ? "AND status = \(names[0])"
+            : names.isEmpty ? "" : "AND status IN (\(values: names.map(SQLValue.text)))"
+        if let workflowKey { filters = "\(filters) AND workflow_key = \(workflowKey)" }
+        if let userID { filters = "\(filters) AND user_id = \(userID)" }
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM verifications
-            WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode) AND \(listed)
-              AND (COALESCE(submitted_at, created_at) > \(cursorTime) OR (COALESCE(submitted_at, created_at) = \(cursorTime) AND id > \(cursorID)))
-              AND (\(workflowKey ?? "") = '' OR workflow_key = \(workflowKey ?? ""))
-              AND (\(userID ?? "") = '' OR user_id = \(userID ?? ""))
+            WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode) \(filters)
+              AND (COALESCE(submitted_at, created_at), id) > (\(cursorTime), \(cursorID))
             ORDER BY COALESCE(submitted_at, created_at), id
             LIMIT \(Int64(limit + 1))
             """)

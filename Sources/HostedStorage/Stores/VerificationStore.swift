@@ -235,13 +235,19 @@ public struct VerificationStore: Sendable {
             cursorTime = try cursor.int("created_at")
             cursorID = startingAfter.rawValue
         }
+        // Each filter is in the statement only when given, so every combination is a statement
+        // (and a plan) of its own: a `($1 = '' OR user_id = $1)` kept PostgreSQL's generic plan
+        // from the user's index, and it read the account's rows newest first until it found the
+        // user's (617 ms at 222,732 verifications; docs/performance.md, "Figures at scale"). The
+        // cursor is a row comparison, which the index takes as where to start.
+        var filters: SQL = ""
+        if let userID = filter.userID { filters = "\(filters) AND user_id = \(userID)" }
+        if let workflowKey = filter.workflowKey { filters = "\(filters) AND workflow_key = \(workflowKey)" }
+        if let status = filter.status { filters = "\(filters) AND status = \(status.rawValue)" }
         let rows = try database.query("""
             SELECT \(unsafeSQL: Self.columns) FROM verifications
             WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode)
-              AND (created_at < \(cursorTime) OR (created_at = \(cursorTime) AND id < \(cursorID)))
-              AND (\(filter.userID ?? "") = '' OR user_id = \(filter.userID ?? ""))
-              AND (\(filter.workflowKey ?? "") = '' OR workflow_key = \(filter.workflowKey ?? ""))
-              AND (\(filter.status?.rawValue ?? "") = '' OR status = \(filter.status?.rawValue ?? ""))
+              AND (created_at, id) < (\(cursorTime), \(cursorID))\(filters)
             ORDER BY created_at DESC, id DESC
             LIMIT \(Int64(limit + 1))
             """)
