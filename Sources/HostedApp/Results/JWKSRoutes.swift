@@ -7,9 +7,6 @@ struct JWKSRoutes {
 
     func register(in routes: inout Router.Builder) {
         let signing = self.signing
-        routes.add("GET", "/.well-known/jwks.json") { _, _ in
-            Response(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "max-age=300")]),
-                     body: try signing.jwks())
-        }
+        routes.add("GET", "/.well-known/jwks.json") { _, _ in try signing.jwksResponse() }
     }
 }

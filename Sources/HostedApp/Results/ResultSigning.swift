@@ -40,11 +40,13 @@ final class ResultSigning: @unchecked Sendable {
     private let lock = NSLock()
     private var loaded: Loaded?
 
-    /// What this process holds: the newest key, ready to sign, and the JWKS as served.
+    /// What this process holds: the newest key, ready to sign, and the JWKS as served (its
+    /// whole response, built once per read of the keys, as `/healthz` keeps its own).
     private struct Loaded {
         let kid: String
         let key: ES256PrivateKey
         let jwks: [UInt8]
+        let response: Response
         let at: Date
     }
 
@@ -69,6 +71,16 @@ final class ResultSigning: @unchecked Sendable {
     func jwks() throws -> [UInt8] {
         guard keepsJWKS else { return Self.body(try published(at: clock.now())) }
         return try current().jwks
+    }
+
+    /// `GET /.well-known/jwks.json`'s response: the body as JSON, cacheable for 5 minutes.
+    func jwksResponse() throws -> Response {
+        guard keepsJWKS else { return Self.response(Self.body(try published(at: clock.now()))) }
+        return try current().response
+    }
+
+    static func response(_ body: [UInt8]) -> Response {
+        Response(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "max-age=300")]), body: body)
     }
 
     /// The compact JWS of `verification`'s result as it is now (header `alg`, `kid`, `typ`;
@@ -141,7 +153,8 @@ final class ResultSigning: @unchecked Sendable {
             }
             guard let newest = keys.first(where: { $0.retiredAt == nil }) else { throw Unusable(reason: "no signing key") }
             let key = if let loaded, loaded.kid == newest.id { loaded.key } else { try open(newest) }
-            let fresh = Loaded(kid: newest.id, key: key, jwks: Self.body(keys), at: now)
+            let body = Self.body(keys)
+            let fresh = Loaded(kid: newest.id, key: key, jwks: body, response: Self.response(body), at: now)
             loaded = fresh
             return fresh
         }
