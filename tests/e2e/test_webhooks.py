@@ -56,9 +56,9 @@ JITTER = 0.10
 LATENCY = 1.0  # worker latency allowed on top of a scheduled time (the spec's "~1 s")
 MOBILE = "+919876543210"
 
-ENDPOINT_FIELDS = {"object", "id", "url", "events", "description", "status", "disabled_reason", "created_at"}
+ENDPOINT_FIELDS = {"object", "id", "url", "events", "description", "status", "disabled_reason", "created_at", "livemode"}
 DELIVERY_FIELDS = {"object", "id", "event_id", "event_type", "attempt", "status", "response_status", "error",
-                   "duration_ms", "created_at", "next_attempt_at"}
+                   "duration_ms", "created_at", "next_attempt_at", "livemode"}
 EVENT_TYPES = ["verification.created", "verification.updated", "verification.handoff_created",
                "verification.signed_in", "verification.step_completed", "verification.submitted",
                "verification.approved", "verification.rejected", "verification.canceled",
@@ -307,7 +307,7 @@ def assert_message(request: Received, signing: list[str], event: dict, verificat
             f"{where}: timestamp {body['timestamp']} is not the event's created_at {event['created_at']}"
         )
     expected = {"object": "event", "id": event["id"], "verification_id": verification_id,
-                "sequence": event.get("sequence"), "status": status}
+                "sequence": event.get("sequence"), "status": status, "livemode": True}
     assert body["data"] == expected, f"{where}: data {body['data']}, expected {expected}"
     return body
 
