@@ -67,9 +67,9 @@ final class BackgroundWork: @unchecked Sendable {
         if due { sweep(now) }
     }
 
-    /// Expires and redacts what is due and deletes test data past its seven days (in batches, until
-    /// none is left), then deletes what no
-    /// process needs any more. A failure is logged and the next sweep tries again.
+    /// Expires and redacts what is due and deletes test data past its seven days (in batches,
+    /// until none is left), then deletes what no process needs any more. A failure is logged and
+    /// the next sweep tries again.
     func sweep(_ now: Date) {
         do {
             while try verifications.expireDue(at: now, limit: Self.batch) == Self.batch {}
