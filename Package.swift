@@ -56,7 +56,7 @@ let package = Package(
                                                   "HostedImaging", "HostedOutbound", "HostedArchive"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters, the test stores); never linked into the service.
-        .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedStorage"]),
+        .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage"]),
 
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore", "HostedTestSupport"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto", "HostedTestSupport"]),

@@ -49,8 +49,10 @@ enum Commands {
         Usage: hosted migrate [--database-url URL]
 
         Applies the migrations not yet recorded in schema_migrations, in order, each in its own
-        transaction, and prints what it applied as JSON: {"applied": ["0001_accounts", …]}.
-        Running it again applies nothing ({"applied": []}).
+        transaction, then seals the personal fields of verifications written before migration
+        0029 with their data keys (this needs the secret key, as serve does), and prints what it
+        did as JSON: {"applied": ["0001_accounts", …], "sealed": 0}.
+        Running it again applies and seals nothing ({"applied": [], "sealed": 0}).
         """
 
     static let accountsHelp = """
@@ -168,8 +170,16 @@ enum Commands {
         let database = try parsed.configuration.database.open(poolSize: 1)
         defer { database.close() }
         let applied = try Migrator(dialect: database.dialect).migrate(database)
-        print(String(decoding: try JSONCoding.encoder.encode(["applied": applied]), as: UTF8.self))
+        // Rows written before migration 0029 get their personal fields sealed (needs the secret key).
+        let sealed = try PersonalDataUpgrade.sealUnsealed(configuration: parsed.configuration, database: database)
+        print(String(decoding: try JSONCoding.encoder.encode(Migrated(applied: applied, sealed: sealed)), as: UTF8.self))
         return 0
+    }
+
+    /// What `hosted migrate` did: the migrations applied, and the rows it sealed.
+    struct Migrated: Encodable {
+        let applied: [String]
+        let sealed: Int
     }
 
     // MARK: accounts, keys

@@ -47,11 +47,12 @@ import Testing
         defer { workspace.remove() }
         let first = try workspace.run("migrate")
         #expect(first.status == 0)
-        let applied = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: [String]])
-        #expect(applied["applied"]?.first == "0001_accounts")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
+        #expect((answer["applied"] as? [String])?.first == "0001_accounts")
+        #expect(answer["sealed"] as? Int == 0)
         let second = try workspace.run("migrate")
         #expect(second.status == 0)
-        #expect(second.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"applied":[]}"#)
+        #expect(second.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"applied":[],"sealed":0}"#)
     }
 
     /// Nodes started together on a fresh PostgreSQL used to race creating the ledger (a unique

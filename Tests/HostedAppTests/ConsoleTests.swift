@@ -305,7 +305,10 @@ import Testing
         #expect(f.app.console("POST", "/console/api/verifications/\(id)/notes", body: #"{"note":"Distinctive-note-7781"}"#, cookie: cookie).status == 201)
         #expect(f.app.console("POST", "/console/api/verifications/\(id)/decision",
                               body: #"{"decision":"rejected","reason":"other","note":"Second-note-5512"}"#, cookie: cookie).status == 200)
-        #expect((try f.app.storedBytes()).contains(text: "Distinctive-note-7781"))
+        // Readable in the console, sealed in the store.
+        #expect(String(decoding: f.app.console("GET", "/console/api/verifications/\(id)", cookie: cookie).body, as: UTF8.self)
+            .contains("Distinctive-note-7781"))
+        #expect(!(try f.app.storedBytes()).contains(text: "Distinctive-note-7781"))
         #expect(f.post("/v1/verifications/\(id)/redact", "").status == 200)
         let stored = (try f.app.storedBytes())
         #expect(!stored.contains(text: "Distinctive-note-7781"))

@@ -2,6 +2,7 @@ import Foundation
 @testable import HostedApp
 import HostedArchive
 import HostedCore
+import HostedCrypto
 import HostedStorage
 import HostedTestSupport
 import Testing
@@ -18,8 +19,12 @@ import Testing
         let before = f.events(id)
         let database = f.app.application.database
         let events = EventStore(database: database)
-        var service = EvidenceService(verifications: VerificationStore(database: database, changes: LocalChangeFeed(), events: events),
-                                      events: events, artifacts: ArtifactStore(database: database),
+        // The application's own keys: its verifications are sealed with them.
+        let sealing = PersonalSealing(secretKey: try SecretKey.load(f.app.application.configuration, random: SecureRandom()).bytes(),
+                                      random: SecureRandom())
+        var service = EvidenceService(verifications: VerificationStore(database: database, changes: LocalChangeFeed(), sealing: sealing,
+                                                                       events: events),
+                                      events: events, artifacts: ArtifactStore(database: database, keys: sealing.keys),
                                       verificationJSON: APIObjects.VerificationJSON(publicURL: URL(string: "https://verify.example.com")!),
                                       signer: nil, clock: f.clock)
         service.limits = ZipArchive.Limits(maximumEntries: 2)  // the manifest, the profile form and the selfie make three

@@ -141,11 +141,14 @@ import Testing
         let f = try Self.submitted(store)
         defer { f.close() }
         #expect(Self.request(f, Self.selfieAgain).status == 200)
-        #expect(try f.app.application.database.query("SELECT resubmission_message FROM verifications")[0]
-            .optionalString("resubmission_message")?.contains("daylight") == true)
-        #expect(f.post("/v1/verifications/\(f.id)/cancel", "{}").status == 200)
-        #expect(f.post("/v1/verifications/\(f.id)/redact", "{}").status == 200)
+        // Shown to the user, and sealed with the verification's other personal fields.
+        #expect((f.json(f.journey("GET", "/api/state"))["resubmission"] as? [String: Any])?["message"] as? String
+                == "Please take the selfie again in daylight.")
         #expect(try f.app.application.database.query("SELECT resubmission_message FROM verifications")[0]
             .optionalString("resubmission_message") == nil)
+        #expect(!(try f.app.storedBytes()).contains(text: "daylight"))
+        #expect(f.post("/v1/verifications/\(f.id)/cancel", "{}").status == 200)
+        #expect(f.post("/v1/verifications/\(f.id)/redact", "{}").status == 200)
+        #expect(try f.app.application.database.query("SELECT personal FROM verifications")[0]["personal"] == .null)
     }
 }

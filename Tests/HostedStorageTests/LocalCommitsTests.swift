@@ -59,7 +59,7 @@ extension ReadMemoTests {
     }
 
     /// A verification of a new account on `backend` that `readFirst` reads, then changed by
-    /// another process (`writeElsewhere`: its mobile becomes +14155550123); `body` goes on.
+    /// another process (`writeElsewhere`: its return URL becomes https://app.example.com/a); `body` goes on.
     func withAVerificationChangedElsewhere(
         _ backend: Backend,
         readFirst: (VerificationStore, ObjectID, Verification) throws -> Void,
@@ -71,7 +71,7 @@ extension ReadMemoTests {
             let account = try makeAccount(db)
             let v = try create(store, account)
             try readFirst(store, account, v)
-            try writeElsewhere(db, "UPDATE verifications SET mobile = '+14155550123' WHERE id = '\(v.id.rawValue)'")
+            try writeElsewhere(db, "UPDATE verifications SET return_url = 'https://app.example.com/a' WHERE id = '\(v.id.rawValue)'")
             try body(db, clock, store, account, v)
         }
     }
@@ -79,26 +79,26 @@ extension ReadMemoTests {
     @Test(arguments: Backend.allCases)
     func aPollTakesTheLastReadUntilThisProcessCommitsOrASecondPasses(_ backend: Backend) throws {
         try withAVerificationChangedElsewhere(backend, readFirst: { store, account, v throws in
-            #expect(try polledRead(store, account, v.id)?.mobile == "+919876543210")
+            #expect(try polledRead(store, account, v.id)?.returnURL == nil)
         }) { db, clock, store, account, v in
             clock.advance(by: 0.5)
             // SQLite: the other process's change is not seen yet (no read was made); PostgreSQL reads.
-            #expect(try polledRead(store, account, v.id)?.mobile == (backend == .sqlite ? "+919876543210" : "+14155550123"))
+            #expect(try polledRead(store, account, v.id)?.returnURL == (backend == .sqlite ? nil : "https://app.example.com/a"))
             clock.advance(by: 0.5)
-            #expect(try polledRead(store, account, v.id)?.mobile == "+14155550123")
+            #expect(try polledRead(store, account, v.id)?.returnURL == "https://app.example.com/a")
             // Another account never gets it, kept or not.
             #expect(try polledRead(store, try makeAccount(db, name: "Other"), v.id) == nil)
 
             // A commit by any connection of this process is seen by the very next poll.
-            #expect(try polledRead(store, account, v.id)?.mobile == "+14155550123")
-            try db.query("UPDATE verifications SET mobile = '+14155550199' WHERE id = \(v.id.rawValue)")
-            #expect(try polledRead(store, account, v.id)?.mobile == "+14155550199")
+            #expect(try polledRead(store, account, v.id)?.returnURL == "https://app.example.com/a")
+            try db.query("UPDATE verifications SET return_url = 'https://app.example.com/b' WHERE id = \(v.id.rawValue)")
+            #expect(try polledRead(store, account, v.id)?.returnURL == "https://app.example.com/b")
             if let sqlite = db as? SQLiteDatabase {
                 // Even through another pool on the same file: the count is the process's.
                 let other = try SQLiteDatabase(path: sqlite.path, poolSize: 1)
                 defer { other.close() }
-                try other.query("UPDATE verifications SET mobile = '+14155550111' WHERE id = \(v.id.rawValue)")
-                #expect(try polledRead(store, account, v.id)?.mobile == "+14155550111")
+                try other.query("UPDATE verifications SET return_url = 'https://app.example.com/c' WHERE id = \(v.id.rawValue)")
+                #expect(try polledRead(store, account, v.id)?.returnURL == "https://app.example.com/c")
             }
         }
     }
@@ -109,9 +109,9 @@ extension ReadMemoTests {
             #expect(try openRead(store, account)?.id == v.id)
             #expect(try openRead(store, account, user: "user-2") == nil)
         }) { _, clock, store, account, v in
-            #expect(try openRead(store, account)?.mobile == (backend == .sqlite ? "+919876543210" : "+14155550123"))
+            #expect(try openRead(store, account)?.returnURL == (backend == .sqlite ? nil : "https://app.example.com/a"))
             clock.advance(by: 1)
-            #expect(try openRead(store, account)?.mobile == "+14155550123")
+            #expect(try openRead(store, account)?.returnURL == "https://app.example.com/a")
             // Canceled here: the next repeat finds nothing open, at once.
             _ = try store.update(accountID: account, id: v.id, at: clock.now()) { try $0.apply(.canceled, at: t0, by: Self.actor) }
             #expect(try openRead(store, account) == nil)

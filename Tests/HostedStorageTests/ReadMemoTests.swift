@@ -54,7 +54,8 @@ import Testing
     }
 
     /// A row changed behind the store's back (no revision, no change feed) is read as it is now,
-    /// by each read that keeps decoded verifications: by id, the poll, and the open one.
+    /// by each read that keeps decoded verifications: by id, the poll, and the open one. (The
+    /// personal fields are sealed, so the change is to a column in clear: the return URL.)
     @Test(arguments: Backend.allCases)
     func aRowChangedBehindTheStoresBackIsReadAsItIs(_ backend: Backend) throws {
         try withMigratedDatabase(backend) { db in
@@ -63,15 +64,17 @@ import Testing
             let v = try create(store, account)
             let poll = { try store.polled(accountID: account, id: v.id, bucket: "poll:\(v.id.rawValue)", at: t0,
                                           interval: 0.001, burst: 1_000_000).1 }
-            #expect(try store.verification(accountID: account, id: v.id)?.mobile == "+919876543210")
+            #expect(try store.verification(accountID: account, id: v.id)?.returnURL == nil)
             #expect(try poll()?.mobile == "+919876543210")
             #expect(store.decoding.memo.count == 1)
-            try db.query("UPDATE verifications SET mobile = '+14155550123', metadata = '{\"a\":\"b\"}' WHERE id = \(v.id.rawValue)")
-            #expect(try store.verification(accountID: account, id: v.id)?.mobile == "+14155550123")
-            #expect(try poll()?.metadata == ["a": "b"])
-            try db.query("UPDATE verifications SET user_id = 'user-1', mobile = '+14155550199' WHERE id = \(v.id.rawValue)")
-            #expect(try store.openVerification(accountID: account, userID: "user-1", workflowKey: "kyc")?.mobile == "+14155550199")
-            #expect(try poll()?.mobile == "+14155550199")
+            try db.query("UPDATE verifications SET return_url = 'https://app.example.com/a' WHERE id = \(v.id.rawValue)")
+            #expect(try store.verification(accountID: account, id: v.id)?.returnURL == "https://app.example.com/a")
+            #expect(try poll()?.returnURL == "https://app.example.com/a")
+            // Moved to another user (by the keyed hash the store looks users up by).
+            let otherUser = PersonalSealing.testing.userKey(accountID: account, userID: "user-1")
+            try db.query("UPDATE verifications SET user_key = \(otherUser), return_url = 'https://app.example.com/b' WHERE id = \(v.id.rawValue)")
+            #expect(try store.openVerification(accountID: account, userID: "user-1", workflowKey: "kyc")?.returnURL == "https://app.example.com/b")
+            #expect(try poll()?.returnURL == "https://app.example.com/b")
         }
     }
 

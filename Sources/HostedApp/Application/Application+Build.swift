@@ -21,6 +21,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     let migrator = try Migrator(dialect: database.dialect)
     if migrate { try migrator.migrate(database, clock: clock) }
     let base = Foundations(configuration: configuration, database: database, secretKey: secretKey, clock: clock, random: random, log: log)
+    // Rows written before migration 0029 are sealed before anything is answered.
+    if migrate { while try base.verifications.sealUnsealed() > 0 {} }
 
     var routes = Router.Builder()
     let draining = DrainFlag()
@@ -33,7 +35,7 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
     if migrate { try results.ensureKey() }
     let journey = try base.makeJourney(signIn: signIn, results: results)
     let background = messaging.background
-    let decisions = DecisionService(verifications: base.verifications, notes: ReviewNoteStore(database: database), workflows: base.workflows,
+    let decisions = DecisionService(verifications: base.verifications, notes: ReviewNoteStore(database: database, sealing: base.sealing), workflows: base.workflows,
                                     smsBox: messaging.box, publicURL: configuration.publicURL, messageQueued: { background.nudge() },
                                     clock: clock, random: random)
     let webhooks = base.makeWebhooks()
@@ -95,6 +97,8 @@ struct Foundations {
     let workflows: WorkflowStore
     let returnURLs: ReturnURLStore
     let events: EventStore
+    /// Seals personal fields, notes, stored answers and database artifacts with each verification's data key.
+    let sealing: PersonalSealing
     let verifications: VerificationStore
     let artifacts: ArtifactStore
     let rateLimits: RateLimitStore
@@ -111,6 +115,7 @@ struct Foundations {
         self.clock = clock
         self.random = random
         self.log = log
+        sealing = PersonalSealing(secretKey: secretKey.bytes(), random: random)
         changes = switch configuration.database {
         case .postgres(let url): PostgresChangeFeed(url: url, database: database)
         case .sqlite: LocalChangeFeed()
@@ -118,7 +123,7 @@ struct Foundations {
         longPoll = LongPoll(feed: changes, limitPerOwner: configuration.maximumLongPolls)
         accounts = AccountService(database: database, clock: clock, random: random, remembersCallers: configuration.keeps(.callers))
         apiKeys = APIKeyAuthentication(accounts: accounts)
-        guards = APIGuards(idempotency: IdempotencyStore(database: database), clock: clock)
+        guards = APIGuards(idempotency: IdempotencyStore(database: database, sealing: sealing), clock: clock)
         policy = ReturnURLPolicy(devMode: configuration.devMode)
         workflows = WorkflowStore(database: database, keepsDecodedSteps: configuration.keeps(.steps))
         returnURLs = ReturnURLStore(database: database)
@@ -127,9 +132,9 @@ struct Foundations {
         var memos = VerificationStore.Memos()
         (memos.decodedRows, memos.localReads, memos.openReads) = (configuration.keeps(.rows), configuration.keeps(.localReads),
                                                                   configuration.keeps(.open))
-        verifications = VerificationStore(database: database, changes: changes, events: events, clock: clock, memos: memos)
-        artifacts = ArtifactStore(database: database, objects: Self.artifactObjects(configuration, database: database, secretKey: secretKey,
-                                                                                    random: random, log: log))
+        verifications = VerificationStore(database: database, changes: changes, sealing: sealing, events: events, clock: clock, memos: memos)
+        artifacts = ArtifactStore(database: database, keys: sealing.keys, objects: Self.artifactObjects(configuration, database: database, keys: sealing.keys,
+                                                                                    log: log))
         rateLimits = RateLimitStore(database: database)
         operators = OperatorStore(database: database)
         files = StaticFiles(root: configuration.publicDirectory, keepsGzipCopies: configuration.keeps(.gzip))

@@ -9,12 +9,12 @@ extension Foundations {
     /// The object-store backend for `HOSTED_ARTIFACT_STORE=s3://…`, nil for `database`. Never
     /// falls back to the database: missing credentials are refused before this
     /// (`checkArtifactStore`), and a store that is down or refuses them answers 503.
-    static func artifactObjects(_ configuration: Configuration, database: any Database, secretKey: SecretKey,
-                                random: any RandomSource, log: any ServerLog) -> ObjectArtifactBackend? {
+    static func artifactObjects(_ configuration: Configuration, database: any Database, keys: DataKeyStore,
+                                log: any ServerLog) -> ObjectArtifactBackend? {
         guard case .s3(let location) = configuration.artifactStore else { return nil }
         let client = S3Client(location: location, credentials: S3Credentials(accessKeyID: configuration.s3AccessKeyID ?? "",
                                                                              secretAccessKey: configuration.s3SecretAccessKey ?? ""))
-        return ObjectArtifactBackend(database: database, objects: client, keys: DataKeyStore(secretKey: secretKey.bytes(), random: random),
+        return ObjectArtifactBackend(database: database, objects: client, keys: keys,
                                      cacheBytes: configuration.keeps(.objects) ? 64 << 20 : 0, report: { log.error($0, requestID: nil) })
     }
 

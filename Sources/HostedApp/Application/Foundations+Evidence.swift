@@ -34,11 +34,13 @@ extension EvidenceExport {
                                     box: SecretBox.derive(from: secretKey.bytes(), label: ResultSigning.boxLabel),
                                     issuer: configuration.publicURL.absoluteString, clock: clock, random: random, log: StandardErrorLog())
         try signing.ensureKey()
+        let sealing = PersonalSealing(secretKey: secretKey.bytes(), random: random)
         self.init(service: EvidenceService(
-            verifications: VerificationStore(database: database, changes: LocalChangeFeed(), events: events, clock: clock),
+            verifications: VerificationStore(database: database, changes: LocalChangeFeed(), sealing: sealing, events: events, clock: clock),
             events: events,
-            artifacts: ArtifactStore(database: database, objects: Foundations.artifactObjects(configuration, database: database, secretKey: secretKey,
-                                                                                         random: random, log: StandardErrorLog())),
+            artifacts: ArtifactStore(database: database, keys: sealing.keys,
+                                     objects: Foundations.artifactObjects(configuration, database: database, keys: sealing.keys,
+                                                                          log: StandardErrorLog())),
             verificationJSON: APIObjects.VerificationJSON(publicURL: configuration.publicURL),
             signer: signing.detachedSignature(over:), clock: clock))
     }

@@ -32,6 +32,8 @@ public struct PreparedArtifact: Sendable, Equatable {
     public let objectKey: String?
     public let sha256: String
     public let bytes: Int
+    /// `content` is sealed with the verification's data key (a database row since migration 0029).
+    public var contentSealed = false
 }
 
 /// A row as read back, for its backend to fetch and check the bytes.
@@ -43,6 +45,8 @@ public struct StoredArtifact: Sendable {
     public let objectKey: String?
     /// Nil for rows written before migration 0025.
     public let sha256: String?
+    /// `content` is sealed with the data key (rows written in the database since migration 0029).
+    public var contentSealed = false
 }
 
 extension DomainError {

@@ -31,7 +31,8 @@ public struct ArtifactMigration: Sendable {
     /// `artifact_store_unavailable` when a PUT fails (what was moved before stays moved).
     public func migrateBatch(after: String?, limit: Int, at time: Date) throws -> Batch {
         let rows = try database.query("""
-            SELECT a.id, a.verification_id, v.account_id, a.content FROM artifacts a JOIN verifications v ON v.id = a.verification_id
+            SELECT a.id, a.verification_id, v.account_id, a.content, a.content_sealed, a.sha256
+            FROM artifacts a JOIN verifications v ON v.id = a.verification_id
             WHERE a.storage = \(ArtifactStorage.database.rawValue) AND a.redacted_at IS NULL AND a.id > \(after ?? "")
             ORDER BY a.id LIMIT \(Int64(limit))
             """)
@@ -42,14 +43,19 @@ public struct ArtifactMigration: Sendable {
             guard let id = ObjectID(.artifact, parsing: text), let verificationID = ObjectID(.verification, parsing: try row.string("verification_id")),
                   let accountID = ObjectID(.account, parsing: try row.string("account_id"))
             else { batch.skipped += 1; continue }
-            let prepared = try target.prepare(try row.blob("content"), artifactID: id, verificationID: verificationID, accountID: accountID, at: time)
+            // Bytes sealed in the row are opened (and checked) first, then sealed again for the object.
+            let stored = StoredArtifact(id: id, verificationID: verificationID, storage: .database, content: try row.blob("content"),
+                                        objectKey: nil, sha256: try row.optionalString("sha256"),
+                                        contentSealed: try row.int("content_sealed") != 0)
+            let content = try DatabaseArtifactBackend(database: database, keys: target.keys).read(stored)
+            let prepared = try target.prepare(content, artifactID: id, verificationID: verificationID, accountID: accountID, at: time)
             let moved = try database.transaction { connection -> Bool in
                 guard let key = prepared.objectKey, try ArtifactObjectQueue.consumeIntent(key, on: connection) else {
                     throw DomainError.artifactStoreUnavailable
                 }
                 let switched = try connection.query("""
                     UPDATE artifacts SET storage = \(ArtifactStorage.s3.rawValue), object_key = \(key), sha256 = \(prepared.sha256),
-                        bytes = \(Int64(prepared.bytes)), content = \([UInt8]())
+                        bytes = \(Int64(prepared.bytes)), content = \([UInt8]()), content_sealed = 0
                     WHERE id = \(text) AND storage = \(ArtifactStorage.database.rawValue) AND redacted_at IS NULL
                     RETURNING id
                     """)

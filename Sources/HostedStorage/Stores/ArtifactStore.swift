@@ -12,12 +12,14 @@ public struct ArtifactStore: Sendable {
     public let backend: any ArtifactBackend
     /// Reads rows stored in an object store; nil when none is configured.
     public let objects: ObjectArtifactBackend?
-    private let inDatabase = DatabaseArtifactBackend()
+    private let inDatabase: DatabaseArtifactBackend
 
-    public init(database: any Database, objects: ObjectArtifactBackend? = nil) {
+    /// `keys`: the verifications' data keys, which seal the bytes kept in the database.
+    public init(database: any Database, keys: DataKeyStore, objects: ObjectArtifactBackend? = nil) {
         self.database = database
         self.objects = objects
-        backend = objects ?? DatabaseArtifactBackend()
+        inDatabase = DatabaseArtifactBackend(database: database, keys: keys)
+        backend = objects ?? inDatabase
     }
 
     /// Stores `content` where new artifacts go — for an object store, the PUT happens here — and
@@ -36,9 +38,11 @@ public struct ArtifactStore: Sendable {
             try objects.commit(prepared, on: connection)
         }
         try connection.query("""
-            INSERT INTO artifacts (id, verification_id, step_id, content_type, content, created_at, storage, object_key, sha256, bytes)
+            INSERT INTO artifacts (id, verification_id, step_id, content_type, content, created_at, storage, object_key, sha256, bytes,
+                                   content_sealed)
             VALUES (\(id.rawValue), \(verificationID.rawValue), \(stepID), \(contentType), \(prepared.content), \(time),
-                    \(prepared.storage.rawValue), \(SQLValue.optionalText(prepared.objectKey)), \(prepared.sha256), \(Int64(prepared.bytes)))
+                    \(prepared.storage.rawValue), \(SQLValue.optionalText(prepared.objectKey)), \(prepared.sha256), \(Int64(prepared.bytes)),
+                    \(prepared.contentSealed ? 1 : 0))
             """)
     }
 
@@ -46,7 +50,7 @@ public struct ArtifactStore: Sendable {
     /// inside their step's transaction, where no network call may happen), on the caller's transaction.
     public func insert(id: ObjectID, verificationID: ObjectID, stepID: String, contentType: String, content: [UInt8],
                        at time: Date, on connection: DatabaseConnection) throws {
-        let prepared = try inDatabase.prepare(content, artifactID: id, verificationID: verificationID, accountID: verificationID, at: time)
+        let prepared = try inDatabase.prepare(content, artifactID: id, verificationID: verificationID, at: time, on: connection)
         try insert(prepared, id: id, verificationID: verificationID, stepID: stepID, contentType: contentType, at: time, on: connection)
     }
 
@@ -55,7 +59,7 @@ public struct ArtifactStore: Sendable {
     /// (503 `artifact_store_unavailable` when the store fails, `artifact_integrity_failed` on a mismatch).
     public func content(id: ObjectID, verificationID: ObjectID) throws -> (contentType: String, content: [UInt8])? {
         guard let row = try database.query("""
-            SELECT content_type, content, redacted_at, storage, object_key, sha256 FROM artifacts
+            SELECT content_type, content, redacted_at, storage, object_key, sha256, content_sealed FROM artifacts
             WHERE id = \(id.rawValue) AND verification_id = \(verificationID.rawValue)
             """).first
         else { return nil }
@@ -64,7 +68,8 @@ public struct ArtifactStore: Sendable {
         }
         let storage = ArtifactStorage(rawValue: try row.string("storage")) ?? .database
         let stored = StoredArtifact(id: id, verificationID: verificationID, storage: storage, content: try row.blob("content"),
-                                    objectKey: try row.optionalString("object_key"), sha256: try row.optionalString("sha256"))
+                                    objectKey: try row.optionalString("object_key"), sha256: try row.optionalString("sha256"),
+                                    contentSealed: try row.int("content_sealed") != 0)
         switch storage {
         case .database: return (try row.string("content_type"), try inDatabase.read(stored))
         case .s3:

@@ -39,6 +39,20 @@ public struct DataKeyStore: Sendable {
         return nil
     }
 
+    /// A new data key for a verification that does not exist yet, and the row that keeps it
+    /// (`insert`): a create seals its personal fields with the key and writes both at once.
+    public func newKey(for verificationID: ObjectID) throws -> (key: SecretBox, sealed: [UInt8]) {
+        let key = random.bytes(32)
+        return (SecretBox(key: key), try box.seal(key, context: Self.context(verificationID), random: random.bytes(12)))
+    }
+
+    /// The key in `sealed` (a `verification_keys.sealed_key` read with the verification's row);
+    /// throws `Unreadable` when it does not open.
+    public func open(_ sealed: [UInt8], for verificationID: ObjectID) throws -> SecretBox {
+        guard let key = box.open(sealed, context: Self.context(verificationID)), key.count == 32 else { throw Unreadable() }
+        return SecretBox(key: key)
+    }
+
     /// The existing key only (nil when there is none yet or it was shredded): for reading.
     public func existingKey(for verificationID: ObjectID, on connection: DatabaseConnection) throws -> SecretBox? {
         if case .key(let key) = try read(verificationID, on: connection) { return key }
@@ -71,8 +85,7 @@ public struct DataKeyStore: Sendable {
             """).first
         else { return .none }
         guard case .blob(let sealed) = row["sealed_key"] else { return .shredded }
-        guard let key = box.open(sealed, context: Self.context(verificationID)), key.count == 32 else { throw Unreadable() }
-        return .key(SecretBox(key: key))
+        return .key(try open(sealed, for: verificationID))
     }
 
     private static func context(_ verificationID: ObjectID) -> String { "verification-key:" + verificationID.rawValue }

@@ -5,13 +5,16 @@ import HostedCore
 /// stored for replay; the key is freed if that request fails validation or errors.
 public struct IdempotencyStore: Sendable {
     private let database: any Database
+    /// An answer that shows a verification is stored sealed with that verification's data key.
+    private let sealing: PersonalSealing
     /// How long a key is remembered: 24 hours.
     public static let retention: TimeInterval = 24 * 3600
     /// A claim whose request never finished (a crashed process) is given up after this long.
     public static let abandonedAfter: TimeInterval = 60
 
-    public init(database: any Database) {
+    public init(database: any Database, sealing: PersonalSealing) {
         self.database = database
+        self.sealing = sealing
     }
 
     /// What a claim found.
@@ -39,13 +42,29 @@ public struct IdempotencyStore: Sendable {
                 ON CONFLICT (account_id, key) DO NOTHING RETURNING key
                 """)
             if !inserted.isEmpty { return .claimed }
-            guard let row = try connection.query(
-                "SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)").first
+            guard let row = try connection.query("""
+                SELECT request_hash, status, content_type, body, sealed_for FROM idempotency_keys
+                WHERE account_id = \(accountID.rawValue) AND key = \(key)
+                """).first
             else { throw DatabaseError.serializationFailure }
             guard try row.string("request_hash") == requestHash else { return .mismatch }
             guard let status = try row.optionalInt("status") else { return .inFlight }
-            return .replay(status: Int(status), contentType: try row.optionalString("content_type") ?? "application/json",
-                           body: try row.blob("body"))
+            var body = try row.blob("body")
+            if let owner = try row.optionalString("sealed_for").flatMap({ ObjectID(.verification, parsing: $0) }) {
+                // Its verification's key is gone (redacted meanwhile): nothing left to replay.
+                guard let dataKey = try sealing.keys.existingKey(for: owner, on: connection),
+                      let opened = dataKey.open(body, context: Self.context(accountID, key))
+                else {
+                    try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)")
+                    try connection.query("""
+                        INSERT INTO idempotency_keys (account_id, key, request_hash, created_at)
+                        VALUES (\(accountID.rawValue), \(key), \(requestHash), \(now))
+                        """)
+                    return .claimed
+                }
+                body = opened
+            }
+            return .replay(status: Int(status), contentType: try row.optionalString("content_type") ?? "application/json", body: body)
         }
     }
 
@@ -57,18 +76,21 @@ public struct IdempotencyStore: Sendable {
     /// The check and the write are one transaction that holds the shown verifications' rows
     /// (`FOR SHARE` on PostgreSQL; SQLite's one writer): a redaction in progress is waited for
     /// and then seen, and one that starts later finds the stored answer and deletes it.
+    /// An answer that shows verifications is sealed with the first one's data key (by id), and
+    /// `shows` names them all, so their redaction finds it without reading it.
     public func complete(accountID: ObjectID, key: String, status: Int, contentType: String, body: [UInt8]) throws {
         let store: SQL = """
             UPDATE idempotency_keys SET status = \(Int64(status)), content_type = \(contentType), body = \(body)
             WHERE account_id = \(accountID.rawValue) AND key = \(key)
             """
-        let shown = Self.verificationIDs(in: body)
+        let shown = Self.verificationIDs(in: body).sorted { $0.rawValue < $1.rawValue }
         guard !shown.isEmpty else {
             try database.query(store)
             return
         }
         let lock = database.dialect == .postgres ? " FOR SHARE" : ""
         try database.transaction { connection in
+            var owner: ObjectID?
             for id in shown {
                 let row = try connection.query("""
                     SELECT redacted_at FROM verifications
@@ -78,9 +100,29 @@ public struct IdempotencyStore: Sendable {
                     try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)")
                     return
                 }
+                if row != nil, owner == nil { owner = id }
             }
-            try connection.query(store)
+            // Shows no verification of the account: nothing of a person to seal.
+            guard let owner else {
+                try connection.query(store)
+                return
+            }
+            guard let dataKey = try sealing.keys.dataKey(for: owner, on: connection) else {
+                try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND key = \(key)")
+                return
+            }
+            let sealed = try sealing.seal(body, context: Self.context(accountID, key), with: dataKey)
+            let shows = " " + shown.map(\.rawValue).joined(separator: " ") + " "
+            try connection.query("""
+                UPDATE idempotency_keys SET status = \(Int64(status)), content_type = \(contentType), body = \(sealed),
+                    shows = \(shows), sealed_for = \(owner.rawValue)
+                WHERE account_id = \(accountID.rawValue) AND key = \(key)
+                """)
         }
+    }
+
+    private static func context(_ accountID: ObjectID, _ key: String) -> String {
+        "idempotency:" + accountID.rawValue + ":" + key
     }
 
     /// Every verification id the answer's bytes mention, as the redaction finds its stored

@@ -93,20 +93,11 @@ public struct ObjectArtifactBackend: ArtifactBackend {
         probe.answer(now: now) { objects.problem() }
     }
 
-    /// Seals `content` for the object of `artifactID`. The nonce is derived from the artifact
-    /// id and the content's hash, so sealing the same artifact again (a retried PUT, a second
-    /// `artifacts migrate` run) gives the same bytes — the PUT is idempotent — and two
-    /// different contents never share a nonce under one key (an artifact's content never changes).
     static func seal(_ content: [UInt8], artifactID: ObjectID, with dataKey: SecretBox) throws -> [UInt8] {
-        let nonce = Array(Digest.sha256(Array("hosted/artifact-nonce/v1:\(artifactID.rawValue):".utf8) + Digest.sha256(content)).prefix(12))
-        do {
-            return try dataKey.seal(content, context: context(artifactID), random: nonce)
-        } catch {
-            throw DomainError.artifactStoreUnavailable
-        }
+        try ArtifactSealing.seal(content, artifactID: artifactID, with: dataKey)
     }
 
-    static func context(_ artifactID: ObjectID) -> String { "artifact:" + artifactID.rawValue }
+    static func context(_ artifactID: ObjectID) -> String { ArtifactSealing.context(artifactID) }
 }
 
 /// The last answer of a slow check, kept for a short while.

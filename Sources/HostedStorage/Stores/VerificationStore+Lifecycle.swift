@@ -30,9 +30,11 @@ extension VerificationStore {
             try connection.query("DELETE FROM review_notes WHERE verification_id = \(id.rawValue)")
             try connection.query("DELETE FROM sms_queue WHERE verification_id = \(id.rawValue)")
             try Self.eraseNumbers(of: id, current: mobile, on: connection)
+            // Stored answers name what they show in `shows` (sealed ones) or in their bytes (clear).
+            let listed = " " + id.rawValue + " "
             let mentions: SQL = database.dialect == .postgres
-                ? "position(convert_to(\(id.rawValue), 'UTF8') in body) > 0"
-                : "instr(body, CAST(\(id.rawValue) AS BLOB)) > 0"
+                ? "(position(convert_to(\(id.rawValue), 'UTF8') in body) > 0 OR position(\(listed) in shows) > 0)"
+                : "(instr(body, CAST(\(id.rawValue) AS BLOB)) > 0 OR instr(shows, \(listed)) > 0)"
             try connection.query("DELETE FROM idempotency_keys WHERE account_id = \(accountID.rawValue) AND body IS NOT NULL AND \(mentions)")
         }
         if database.dialect == .sqlite {

@@ -28,9 +28,9 @@ extension VerificationStore {
         var filters: SQL = names.count == 1 ? "AND status = \(names[0])"
             : names.isEmpty ? "" : "AND status IN (\(values: names.map(SQLValue.text)))"
         if let workflowKey { filters = "\(filters) AND workflow_key = \(workflowKey)" }
-        if let userID { filters = "\(filters) AND user_id = \(userID)" }
+        if let userID { filters = "\(filters) AND user_key = \(sealing.userKey(accountID: accountID, userID: userID))" }
         let rows = try database.query("""
-            SELECT \(unsafeSQL: Self.columns) FROM verifications
+            SELECT \(unsafeSQL: Self.selection) FROM verifications
             WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode) \(filters)
               AND (COALESCE(submitted_at, created_at), id) > (\(cursorTime), \(cursorID))
             ORDER BY COALESCE(submitted_at, created_at), id

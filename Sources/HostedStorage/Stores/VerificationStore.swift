@@ -13,11 +13,14 @@ public struct VerificationStore: Sendable {
     /// Decoded verifications of recent reads (`VerificationDecoding`, `VerificationStore+Memo.swift`),
     /// dropped when the change feed says one changed.
     let decoding: VerificationDecoding
+    /// Seals the personal fields with the verification's data key and hashes user ids for lookups.
+    let sealing: PersonalSealing
 
     /// `memos`: which of the read memos are built on (all unless `HOSTED_DISABLE_MEMOS` says).
-    public init(database: any Database, changes: any ChangeFeed, events: EventStore? = nil,
+    public init(database: any Database, changes: any ChangeFeed, sealing: PersonalSealing, events: EventStore? = nil,
                 clock: any WallClock = SystemWallClock(), memos: Memos = Memos()) {
         self.database = database
+        self.sealing = sealing
         self.changes = changes
         self.events = events ?? EventStore(database: database)
         self.clock = clock
@@ -30,7 +33,12 @@ public struct VerificationStore: Sendable {
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
         created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
         expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
-        resubmissions, resubmission_reason, resubmission_message, flags, livemode
+        resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal
+        """
+
+    /// What a read selects: the columns and the verification's sealed data key (NULL once shredded).
+    static let selection = columns + """
+        , (SELECT sealed_key FROM verification_keys WHERE verification_keys.verification_id = verifications.id) AS data_key
         """
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
@@ -40,11 +48,17 @@ public struct VerificationStore: Sendable {
         for _ in 0..<3 {
             let sealed = events.seal(verification.unwrittenEvents, to: verification, after: nil, at: verification.createdAt)
             let head = ChainHead(after: sealed, or: nil)
+            // The data key commits with the row it seals, or not at all.
+            let (dataKey, sealedKey) = try sealing.keys.newKey(for: verification.id)
             let insert: SQL = """
                 INSERT INTO verifications (\(unsafeSQL: Self.columns), event_sequence, event_hash)
-                VALUES (\(values: try Self.values(verification)), \(head?.sequence ?? 0), \(head?.hash))
-                ON CONFLICT (account_id, livemode, user_id, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
+                VALUES (\(values: try values(verification, dataKey: dataKey)), \(head?.sequence ?? 0), \(head?.hash))
+                ON CONFLICT (account_id, livemode, user_key, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
                 RETURNING id
+                """
+            let insertKey: SQL = """
+                INSERT INTO verification_keys (verification_id, sealed_key, created_at)
+                SELECT id, \(sealedKey), \(verification.createdAt) FROM inserted
                 """
             let inserted: Bool
             var queued = 0
@@ -53,7 +67,7 @@ public struct VerificationStore: Sendable {
                 // only if the verification was (a conflict inserts neither); its webhook messages
                 // come from the trigger on `events` (migration 0011), which also wakes the workers.
                 inserted = !(try database.query("""
-                    WITH inserted AS (\(insert))
+                    WITH inserted AS (\(insert)), key AS (\(insertKey))
                     INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
                     SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM inserted
                     RETURNING id
@@ -61,6 +75,10 @@ public struct VerificationStore: Sendable {
             } else {
                 (inserted, queued) = try database.transaction { connection in
                     guard !(try connection.query(insert)).isEmpty else { return (false, 0) }
+                    try connection.query("""
+                        INSERT INTO verification_keys (verification_id, sealed_key, created_at)
+                        VALUES (\(verification.id.rawValue), \(sealedKey), \(verification.createdAt))
+                        """)
                     return (true, try events.insert(sealed, on: connection, status: verification.status))
                 }
             }
@@ -84,7 +102,7 @@ public struct VerificationStore: Sendable {
     /// this mode, as stored (it may be past its time: the caller checks), or nil.
     public func openVerification(tenancy: Tenancy, userID: String, workflowKey: String) throws -> Verification? {
         let ticket = readTicket(for: nil)
-        return try database.query(Self.openStatement(tenancy: tenancy, userID: userID, workflowKey: workflowKey))
+        return try database.query(openStatement(tenancy: tenancy, userID: userID, workflowKey: workflowKey))
             .first.map { try decoded($0, ticket: ticket) }
     }
 
@@ -102,7 +120,7 @@ public struct VerificationStore: Sendable {
         }
         let ticket = readTicket(for: nil)
         let openTicket = decoding.open.ticket(for: key)
-        database.submit(Self.openStatement(tenancy: tenancy, userID: userID, workflowKey: workflowKey),
+        database.submit(openStatement(tenancy: tenancy, userID: userID, workflowKey: workflowKey),
                         writes: false) { rows in
             completion(Result {
                 let open = try rows.get().first.map { try decoded($0, ticket: ticket, asOf: asOf) }
@@ -117,22 +135,23 @@ public struct VerificationStore: Sendable {
     /// The open verification of an account, user and workflow (built once: every repeated
     /// create runs it).
     private static let openTemplate: SQL.Template<OpenParameter> = """
-        SELECT \(unsafeSQL: columns) FROM verifications
+        SELECT \(unsafeSQL: selection) FROM verifications
         WHERE account_id = \(parameter: .accountID) AND livemode = \(parameter: .livemode)
-          AND user_id = \(parameter: .userID) AND workflow_key = \(parameter: .workflowKey)
+          AND user_key = \(parameter: .userKey) AND workflow_key = \(parameter: .workflowKey)
           AND \(unsafeSQL: VerificationStatus.holdsUserSlotSQL)
         """
 
     private enum OpenParameter: Hashable, Sendable {
-        case accountID, livemode, userID, workflowKey
+        case accountID, livemode, userKey, workflowKey
     }
 
-    private static func openStatement(tenancy: Tenancy, userID: String, workflowKey: String) -> SQL {
-        openTemplate.bind { parameter in
+    private func openStatement(tenancy: Tenancy, userID: String, workflowKey: String) -> SQL {
+        let userKey = sealing.userKey(accountID: tenancy.accountID, userID: userID)
+        return Self.openTemplate.bind { parameter in
             switch parameter {
             case .accountID: .text(tenancy.accountID.rawValue)
             case .livemode: .integer(tenancy.mode)
-            case .userID: .text(userID)
+            case .userKey: .text(userKey)
             case .workflowKey: .text(workflowKey)
             }
         }
@@ -140,7 +159,7 @@ public struct VerificationStore: Sendable {
 
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
-        try database.query("SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue)")
+        try database.query("SELECT \(unsafeSQL: Self.selection) FROM verifications WHERE id = \(id.rawValue)")
             .first.map(verification(from:)).map(expireIfDue)
     }
 
@@ -172,7 +191,7 @@ public struct VerificationStore: Sendable {
 
     /// The read of one verification of an account (built once: polls run it).
     static let readTemplate: SQL.Template<ReadParameter> = """
-        SELECT \(unsafeSQL: columns) FROM verifications WHERE id = \(parameter: .id) AND account_id = \(parameter: .accountID)
+        SELECT \(unsafeSQL: selection) FROM verifications WHERE id = \(parameter: .id) AND account_id = \(parameter: .accountID)
         """
 
     /// The verification read's values, by name (the poll's statement has them too).
@@ -241,11 +260,11 @@ public struct VerificationStore: Sendable {
         // user's (617 ms at 222,732 verifications; docs/performance.md, "Figures at scale"). The
         // cursor is a row comparison, which the index takes as where to start.
         var filters: SQL = ""
-        if let userID = filter.userID { filters = "\(filters) AND user_id = \(userID)" }
+        if let userID = filter.userID { filters = "\(filters) AND user_key = \(sealing.userKey(accountID: accountID, userID: userID))" }
         if let workflowKey = filter.workflowKey { filters = "\(filters) AND workflow_key = \(workflowKey)" }
         if let status = filter.status { filters = "\(filters) AND status = \(status.rawValue)" }
         let rows = try database.query("""
-            SELECT \(unsafeSQL: Self.columns) FROM verifications
+            SELECT \(unsafeSQL: Self.selection) FROM verifications
             WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode)
               AND (created_at, id) < (\(cursorTime), \(cursorID))\(filters)
             ORDER BY created_at DESC, id DESC
@@ -272,7 +291,7 @@ public struct VerificationStore: Sendable {
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? (skipLocked ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE") : ""
             guard let row = try connection.query("""
-                SELECT \(unsafeSQL: Self.columns), event_sequence, event_hash FROM verifications
+                SELECT \(unsafeSQL: Self.selection), event_sequence, event_hash FROM verifications
                 WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)\(unsafeSQL: lock)
                 """).first
             else { throw DomainError.notFound(what: "verification") }
@@ -291,14 +310,16 @@ public struct VerificationStore: Sendable {
                 verification.revision += 1
             }
             let head = ChainHead(after: sealed, or: last)
+            // A redacted verification has no personal field left to seal (its key is shredded).
+            let dataKey = verification.redactedAt == nil ? try self.dataKey(in: row, of: id, on: connection) : nil
             let update: SQL = """
-                UPDATE verifications SET status = \(verification.status.rawValue), user_id = \(verification.userID), mobile = \(verification.mobile), return_url = \(verification.returnURL), metadata = \(try JSONColumn.encode(verification.metadata)), steps = \(try JSONColumn.encode(verification.steps)),
-                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), revision = \(verification.revision), decision_reason = \(verification.decisionReason),
+                UPDATE verifications SET status = \(verification.status.rawValue), \(try personalAssignments(verification, dataKey: dataKey)), return_url = \(verification.returnURL),
+                    updated_at = \(verification.updatedAt), submitted_at = \(verification.submittedAt), decided_at = \(verification.decidedAt), revision = \(verification.revision),
                     expires_at = \(verification.expiresAt), expired_reason = \(verification.expiredReason), last_step = \(verification.lastStep),
                     redacted_at = \(verification.redactedAt), redact_at = \(verification.redactAt),
                     approvals = \(try JSONColumn.encode(verification.approvals)),
                     resubmissions = \(Int64(verification.resubmissions)), resubmission_reason = \(verification.resubmissionReason),
-                    resubmission_message = \(verification.resubmissionMessage), flags = \(try JSONColumn.encode(verification.flags)),
+                    flags = \(try JSONColumn.encode(verification.flags)),
                     event_sequence = \(head?.sequence ?? 0), event_hash = \(head?.hash)
                 WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue)
                 """
@@ -331,48 +352,5 @@ public struct VerificationStore: Sendable {
         changes.publish(id.rawValue)
         if queued > 0 { changes.publish(WebhookStore.wakeKey) }
         return updated
-    }
-
-    static func values(_ v: Verification) throws -> [SQLValue] {
-        [.text(v.id.rawValue), .text(v.accountID.rawValue), .text(v.userID), .text(v.workflowKey),
-         .integer(Int64(v.workflowVersion)), .text(v.status.rawValue), .text(v.mobile), .optionalText(v.returnURL),
-         .text(try JSONColumn.encode(v.metadata)), .text(try JSONColumn.encode(v.steps)), .date(v.createdAt),
-         .date(v.updatedAt), .date(v.submittedAt), .date(v.decidedAt), .integer(v.revision),
-         .optionalText(v.decisionReason), .date(v.expiresAt), .optionalText(v.expiredReason), .optionalText(v.lastStep),
-         .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
-         .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals)),
-         .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(v.resubmissionMessage),
-         .text(try JSONColumn.encode(v.flags)), .integer(v.livemode ? 1 : 0)]
-    }
-
-    func verification(from row: Row) throws -> Verification {
-        guard let id = ObjectID(.verification, parsing: try row.string("id")),
-              let accountID = ObjectID(.account, parsing: try row.string("account_id"))
-        else { throw DatabaseError.decoding(column: "id") }
-        guard let status = VerificationStatus(rawValue: try row.string("status")) else {
-            throw DatabaseError.decoding(column: "status")
-        }
-        return Verification(
-            id: id, accountID: accountID, userID: try row.string("user_id"), workflowKey: try row.string("workflow_key"),
-            workflowVersion: Int(try row.int("workflow_version")), status: status, mobile: try row.string("mobile"),
-            returnURL: try row.optionalString("return_url"),
-            metadata: try JSONColumn.decode([String: String].self, from: try row.string("metadata"), column: "metadata",
-                                            empty: [:]),
-            steps: try JSONColumn.decode([StepState].self, from: try row.string("steps"), column: "steps", empty: []),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
-            submittedAt: try row.optionalDate("submitted_at"), decidedAt: try row.optionalDate("decided_at"),
-            decisionReason: try row.optionalString("decision_reason"),
-            revision: try row.int("revision"),
-            expiresAt: try row.optionalDate("expires_at"), expiredReason: try row.optionalString("expired_reason"),
-            lastStep: try row.optionalString("last_step"), redactedAt: try row.optionalDate("redacted_at"),
-            redactAfterSeconds: try row.optionalInt("redact_after_seconds"), redactAt: try row.optionalDate("redact_at"),
-            approvalsRequired: Int(try row.int("approvals_required")),
-            approvals: try JSONColumn.decode([String].self, from: try row.string("approvals"), column: "approvals",
-                                             empty: []),
-            resubmissions: Int(try row.int("resubmissions")), resubmissionReason: try row.optionalString("resubmission_reason"),
-            resubmissionMessage: try row.optionalString("resubmission_message"),
-            flags: try JSONColumn.decode([String].self, from: try row.string("flags"), column: "flags", empty: [])
-                .compactMap(VerificationFlag.init(rawValue:)),
-            livemode: try row.int("livemode") != 0)
     }
 }
