@@ -247,7 +247,7 @@ bench_sqlite_raw() {
     MIN_POLL_SQLITE=$file MIN_POLL_SQL=$(python3 "$REPO/bench/sqlite-raw.py" --sql read) \
         min_poll_row "$ROW_MIN_POLL_SQLITE_READ" "$VERIFICATION_ID" --libmicrohttpd
     MIN_POLL_SQLITE=$file MIN_POLL_SQL=$(python3 "$REPO/bench/sqlite-raw.py" --sql create) \
-        MIN_POLL_PARAMS="$ACCOUNT_ID bench-user bench" \
+        MIN_POLL_PARAMS="$ACCOUNT_ID $(python3 "$REPO/bench/sqlite-raw.py" --user-key "$ACCOUNT_ID" bench-user) bench" \
         min_poll_row "$ROW_MIN_POLL_SQLITE_CREATE" "$VERIFICATION_ID" --libmicrohttpd
     python3 - "$WORK/results.tsv" "$RAW_CONNECTIONS" "$WORK/sqlite-raw.json" "$ROW_MIN_POLL_SQLITE_READ" \
         "$ROW_MIN_POLL_SQLITE_CREATE" "$ROW_SQLITE_READ" "$ROW_SQLITE_CREATE" >>"$WORK/ratios.txt" <<'PY'
@@ -468,7 +468,8 @@ print(prefix + "_" + "".join(random.choice("abcdefghijklmnopqrstuvwxyz234567") f
             die "cannot read $col of $VERIFICATION_ID"
     done
     pgbench_row "$ROW_PG_CREATE" "$REPO/bench/pgbench-create.sql" create \
-        -D "key_hash=$key_hash" -D "account_id=$ACCOUNT_ID" -D "user_id=bench-user" \
+        -D "key_hash=$key_hash" -D "account_id=$ACCOUNT_ID" \
+        -D "user_key=$(python3 "$REPO/bench/sqlite-raw.py" --user-key "$ACCOUNT_ID" bench-user)" \
         -D "workflow_key=bench" -D "new_id=$new_id" -D "now=$now" \
         -D "workflow_version=${row[workflow_version]}" -D "status=${row[status]}" \
         -D "mobile=${row[mobile]}" -D "metadata=${row[metadata]}" -D "steps=${row[steps]}" \

@@ -5,7 +5,9 @@
 -- chains (DESIGN: hash = SHA-256 hex of previous_hash, "\n" and the event's canonical JSON, keys
 -- sorted, no spaces: Event.canonicalJSON), and the rule is first checked on the template's own
 -- event. One in :submitted_every is submitted (for the console queue). Expiry is 30 days out.
--- psql -v tpl=ver_… -v n=1000000 -v from=1 -v to=1000000 -v submitted_every=20 -f bench/scale-load.sql
+-- :lookup is the hex of the user-id lookup key (HMAC-SHA-256 of the secret key and
+-- "hosted/lookup-keys/v1"), for the clones' `user_key` (pgcrypto's hmac).
+-- psql -v tpl=ver_… -v n=1000000 -v from=1 -v to=1000000 -v submitted_every=20 -v lookup=HEX -f bench/scale-load.sql
 \set ON_ERROR_STOP 1
 SET synchronous_commit = off;
 SET temp_buffers = '512MB';
@@ -39,7 +41,8 @@ WHERE e.verification_id = :'tpl' AND e.sequence = 1
 SELECT 1 / 0 AS hash_rule_mismatch;
 \endif
 
-SELECT set_config('bench.tpl', :'tpl', false), set_config('bench.submitted_every', :'submitted_every', false);
+SELECT set_config('bench.tpl', :'tpl', false), set_config('bench.submitted_every', :'submitted_every', false),
+       set_config('bench.lookup', :'lookup', false);
 
 CREATE TEMP TABLE bench_c AS
 WITH a AS (SELECT actor_type, actor_id, data AS d1, created_at AS t0 FROM events WHERE verification_id = :'tpl' AND sequence = 1),
@@ -69,6 +72,11 @@ BEGIN
            string_agg(CASE column_name
                           WHEN 'id' THEN 'c.vid'
                           WHEN 'user_id' THEN '''scale-user-'' || c.g'
+                          -- Looked up by its keyed hash (migration 0029); the clone's personal
+                          -- fields are its clear columns, as a row written before 0029 (the
+                          -- template's sealed blob opens only for the template).
+                          WHEN 'user_key' THEN 'encode(hmac(convert_to(t.account_id, ''UTF8'') || ''\x00''::bytea || convert_to(''scale-user-'' || c.g, ''UTF8''), decode(current_setting(''bench.lookup''), ''hex''), ''sha256''), ''hex'')'
+                          WHEN 'personal' THEN 'NULL'
                           WHEN 'created_at' THEN 'c.t'
                           WHEN 'updated_at' THEN 'c.t + 40'
                           WHEN 'status' THEN format('CASE WHEN c.g %% %s = 0 THEN ''submitted'' ELSE t.status END', every)

@@ -176,12 +176,16 @@ prepare() {
         '{"user_id":"scale-template","workflow":"scale","mobile":"+919876543210"}' 201 | json_field id)
     stop_pid "$HOSTED_PID"
     started=$(date +%s.%N)
+    # The clones' user_key is the keyed hash the service looks users up by (docs/personal-data.md).
+    local lookup
+    lookup=$(python3 -c 'import hashlib, hmac, sys; print(hmac.new(sys.argv[1].encode(), b"hosted/lookup-keys/v1", hashlib.sha256).hexdigest())' "$HOSTED_SECRET_KEY")
+    psql_at "$db" -c 'CREATE EXTENSION IF NOT EXISTS pgcrypto' >/dev/null
     # Two sessions, half the verifications each (two cores).
     local half=$(( (count + 1) / 2 ))
-    psql_at "$db" -v tpl="$TEMPLATE" -v n="$count" -v from=1 -v to="$half" -v submitted_every=20 \
+    psql_at "$db" -v tpl="$TEMPLATE" -v n="$count" -v from=1 -v to="$half" -v submitted_every=20 -v lookup="$lookup" \
         -f "$REPO/bench/scale-load.sql" >&2 &
     local first=$!
-    psql_at "$db" -v tpl="$TEMPLATE" -v n="$count" -v from=$((half + 1)) -v to="$count" -v submitted_every=20 \
+    psql_at "$db" -v tpl="$TEMPLATE" -v n="$count" -v from=$((half + 1)) -v to="$count" -v submitted_every=20 -v lookup="$lookup" \
         -f "$REPO/bench/scale-load.sql" >&2 || die "loading $name failed"
     wait "$first" || die "loading $name failed"
     psql_at "$db" -c 'VACUUM ANALYZE' >&2
