@@ -71,8 +71,9 @@ extension VerificationStore {
     /// Expires up to `limit` verifications past their time, each in its own transaction (a
     /// crash loses nothing and repeats nothing), and returns how many this call expired. Rows
     /// another process is changing are skipped, not waited for; whoever holds the row decides,
-    /// so each gets exactly one `verification.expired`.
-    public func expireDue(at time: Date, limit: Int = 100) throws -> Int {
+    /// so each gets exactly one `verification.expired`. `pace` is called after each one with
+    /// how long it took (the sweeper pauses there, so a backlog does not take the cores).
+    public func expireDue(at time: Date, limit: Int = 100, pace: (TimeInterval) -> Void = { _ in }) throws -> Int {
         let due = try database.query("""
             SELECT id, account_id, livemode FROM verifications
             WHERE status IN (\(VerificationStatus.created.rawValue), \(VerificationStatus.inProgress.rawValue),
@@ -83,6 +84,7 @@ extension VerificationStore {
         for row in due {
             let (tenancy, id) = try Self.ids(row)
             var changed = false
+            let started = Date()
             do {
                 _ = try update(tenancy: tenancy, id: id, at: time, skipLocked: true) { verification, _ in
                     changed = verification.unwrittenEvents.contains { $0.type == .expired }
@@ -91,13 +93,15 @@ extension VerificationStore {
                 continue  // another process holds the row (SKIP LOCKED): it decides
             }
             if changed { expired += 1 }
+            pace(Date().timeIntervalSince(started))
         }
         return expired
     }
 
     /// Redacts (by `transition`, the caller's lifecycle event) up to `limit` verifications whose
-    /// retention has run out.
-    public func redactDue(at time: Date, limit: Int = 100, _ transition: (inout Verification) throws -> Void) throws -> Int {
+    /// retention has run out; `pace` as for `expireDue`.
+    public func redactDue(at time: Date, limit: Int = 100, pace: (TimeInterval) -> Void = { _ in },
+                          _ transition: (inout Verification) throws -> Void) throws -> Int {
         let due = try database.query("""
             SELECT id, account_id, livemode FROM verifications
             WHERE redact_at IS NOT NULL AND redact_at <= \(time) AND redacted_at IS NULL
@@ -106,7 +110,9 @@ extension VerificationStore {
         var redacted = 0
         for row in due {
             let (tenancy, id) = try Self.ids(row)
+            let started = Date()
             if try redact(tenancy: tenancy, id: id, at: time, transition).redactedAt == time { redacted += 1 }
+            pace(Date().timeIntervalSince(started))
         }
         return redacted
     }
