@@ -92,6 +92,11 @@ static inline void hosted_vips_log_to(GLogFunc handler) {
 /// arena, leaving the process as large as its largest decode.
 static inline void hosted_release_free_memory(void) { (void)malloc_trim(0); }
 
+/// At most `count` glibc arenas (its default is eight per core): each thread that finds the
+/// arenas busy makes one more, and a decode's tens of megabytes freed in one of many arenas stay
+/// fragmented there, so the process stays as large as its busiest moment.
+static inline void hosted_limit_malloc_arenas(int count) { (void)mallopt(M_ARENA_MAX, count); }
+
 // --- Capture checks: measures of a stored photo (see HostedImaging/VipsPhotoMeasurer) ---------
 
 /// Loads `bytes` (a JPEG or PNG) shrunk to fit `max_edge` × `max_edge` (JPEGs shrink while they

@@ -92,6 +92,8 @@ public final class DecodeQueue: @unchecked Sendable {
             // The decode's buffers are freed by now: hand their pages back (see the shim).
             hosted_release_free_memory()
             deliver()
+            // And what storing it took (the encoded photo sealed, the row written), freed by now too.
+            hosted_release_free_memory()
         }
     }
 

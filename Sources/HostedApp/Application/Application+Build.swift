@@ -14,6 +14,8 @@ public func buildApplication(configuration: Configuration, migrate: Bool = true,
                              log: any ServerLog = StandardErrorLog(),
                              clock: any WallClock = SystemWallClock(),
                              random: any RandomSource = SecureRandom()) throws -> Application {
+    // Before any thread of the server exists (docs/security.md, "Uploads are decoded and re-encoded").
+    ProcessMemory.limitAllocatorArenas()
     // The key first: a node that would run without one must not touch the database at all.
     let secretKey = try SecretKey.load(configuration, random: random)
     try configuration.checkArtifactStore()
