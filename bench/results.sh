@@ -35,7 +35,8 @@ Usage: bench/results.sh
 Environment: BENCH_DURATION (default 5s), BENCH_WARMUP (1s), BENCH_ROUNDS (3), BENCH_THREADS (2),
 BENCH_CONNECTIONS (32), BENCH_SUBMITS (2000 per arm and round), BENCH_CONNECTIONS_SUBMIT (8),
 BENCH_SUBMIT_CHUNKS (4 per arm and round), BENCH_FOLLOW_BURSTS (5 per server and round),
-BENCH_FOLLOW_BURST (2s), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release
+BENCH_FOLLOW_BURST (2s), BENCH_MEMO_ARM (1; 0 leaves out the server without the signer's
+memo, for a binary older than it), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release
 first), BENCH_STORES ("sqlite postgres"), BENCH_PARTS ("reads submits").
 
 Goals: JWKS ≥ 90 % of /healthz's req/s; its cache ≥ 10 % faster than without; signing at most
@@ -62,6 +63,9 @@ SUBMIT_CONNECTIONS=${BENCH_CONNECTIONS_SUBMIT:-8}
 SUBMIT_CHUNKS=${BENCH_SUBMIT_CHUNKS:-4}
 FOLLOW_BURSTS=${BENCH_FOLLOW_BURSTS:-5}
 FOLLOW_BURST=${BENCH_FOLLOW_BURST:-2s}
+# BENCH_MEMO_ARM=0 leaves out the server without the signer's memo (for a binary older than it).
+SERVERS=(on off nomemo)
+[[ ${BENCH_MEMO_ARM:-1} == 0 ]] && SERVERS=(on off)
 HOSTED_BIN=${BENCH_HOSTED_BIN:-$REPO/.build/release/hosted}
 # shellcheck source=bench/lib.sh
 source "$REPO/bench/lib.sh"
@@ -174,7 +178,7 @@ PY
             # Three servers on the one database at once: signing on, off, and on without the
             # signer's memo; the submits alternate between on and off, the follows among all three.
             declare -A base=() pid=()
-            for arm in on off nomemo; do
+            for arm in "${SERVERS[@]}"; do
                 case $arm in
                     on) start "$DB" HOSTED_BENCH_UNSIGNED_RESULTS=0 ;;
                     off) start "$DB" HOSTED_BENCH_UNSIGNED_RESULTS=1 ;;
@@ -201,7 +205,7 @@ PY
             [[ -n ${vid:-} && -n ${rate[on]:-} && -n ${rate[off]:-} ]] || die "$store submits round $round: results-submit.py failed"
             # The follow: FOLLOW_BURSTS bursts per server, the order turning each time.
             declare -A ns=() requests=()
-            order=(on off nomemo)
+            order=("${SERVERS[@]}")
             for arm in "${order[@]}"; do
                 [[ $WARMUP != 0 ]] && timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "Cookie: $cookie" \
                     "${base[$arm]}/j/$vid/api/continuations/current" >/dev/null
@@ -214,9 +218,10 @@ PY
                 done
                 order=("${order[@]:1}" "${order[0]}")
             done
-            for arm in on off nomemo; do stop_pid "${pid[$arm]}"; done
+            for arm in "${SERVERS[@]}"; do stop_pid "${pid[$arm]}"; done
+            ns[nomemo]=${ns[nomemo]:-0} requests[nomemo]=${requests[nomemo]:-0}
             follow=()
-            for arm in on off nomemo; do follow+=("$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / 1000 / int(sys.argv[2]):.1f}")' "${ns[$arm]}" "${requests[$arm]}")"); done
+            for arm in on off nomemo; do follow+=("$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / 1000 / int(sys.argv[2]):.1f}" if int(sys.argv[2]) else "nan")' "${ns[$arm]}" "${requests[$arm]}")"); done
             log "$store follow round $round: ${requests[on]} · ${requests[off]} · ${requests[nomemo]} requests, µs of hosted's CPU per request" \
                 "signing on ${follow[0]}, off ${follow[1]}, on without the signer's memo ${follow[2]}"
             rows+=("${rate[on]} ${rate[off]} ${cpu[on]} ${cpu[off]} ${pg[on]} ${pg[off]} ${latency[on]} ${latency[off]} ${follow[*]}")
@@ -232,7 +237,7 @@ col = lambda i: [r[i] for r in rounds]
 rate_on, rate_off, cpu_on, cpu_off, pg_on, pg_off, lat_on, lat_off, f_on, f_off, f_nomemo = (col(i) for i in range(11))
 # Per round, the follow's servers ran side by side: the difference is taken within each round.
 signing = m([a - b for a, b in zip(f_on, f_off)])
-signing_nomemo = m([a - b for a, b in zip(f_nomemo, f_off)])
+signing_nomemo = m([a - b for a, b in zip(f_nomemo, f_off)]) if all(x == x for x in f_nomemo) else None
 hosted_off = m(cpu_off)
 # A submit's cost: hosted's CPU plus, on PostgreSQL, its backends' for the transaction (on
 # SQLite that work is inside hosted's process already).
@@ -242,12 +247,14 @@ print(json.dumps({"store": store, "part": "submits", "rounds": len(rounds),
                   "cpu_us_on": m(cpu_on), "cpu_us_off": hosted_off, "postgres_cpu_us_on": m(pg_on), "postgres_cpu_us_off": m(pg_off),
                   "submit_cost_us_off": round(total_off, 1),
                   "cpu_more_percent": round(100 * (m([a + b for a, b in zip(cpu_on, pg_on)]) - total_off) / total_off, 1),
-                  "follow_cpu_us_on": m(f_on), "follow_cpu_us_off": m(f_off), "follow_cpu_us_nomemo": m(f_nomemo),
+                  "follow_cpu_us_on": m(f_on), "follow_cpu_us_off": m(f_off),
+                  "follow_cpu_us_nomemo": m(f_nomemo) if signing_nomemo is not None else None,
                   "signing_us_per_call": round(signing, 1),
                   "signing_share_of_submit_percent": round(100 * signing / total_off, 1),
                   "signing_share_of_hosted_cpu_percent": round(100 * signing / hosted_off, 1),
-                  "signing_us_per_call_without_memo": round(signing_nomemo, 1),
-                  "signing_memo_gain_percent": round(100 * (signing_nomemo - signing) / signing, 1) if signing > 0 else None,
+                  "signing_us_per_call_without_memo": round(signing_nomemo, 1) if signing_nomemo is not None else None,
+                  "signing_memo_gain_percent": round(100 * (signing_nomemo - signing) / signing, 1)
+                  if signing_nomemo is not None and signing > 0 else None,
                   "latency_us_on": m(lat_on), "latency_us_off": m(lat_off),
                   "latency_more_percent": round(100 * (m(lat_on) - m(lat_off)) / m(lat_off), 1)}))
 PY
