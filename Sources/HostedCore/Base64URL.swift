@@ -6,26 +6,39 @@ public enum Base64URL {
     public static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            for shift in [18, 12, 6, 0] as [UInt32] { out.append(alphabet[Int(group >> shift & 0x3F)]) }
-            index += 3
-        }
-        switch bytes.count - index {
-        case 1:
-            let group = UInt32(bytes[index]) << 16
-            out.append(alphabet[Int(group >> 18 & 0x3F)])
-            out.append(alphabet[Int(group >> 12 & 0x3F)])
-        case 2:
-            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            out.append(alphabet[Int(group >> 18 & 0x3F)])
-            out.append(alphabet[Int(group >> 12 & 0x3F)])
-            out.append(alphabet[Int(group >> 6 & 0x3F)])
-        default:
-            break
-        }
+        append(bytes, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `bytes` to `out` (a JWS is written into one buffer this way).
+    public static func append(_ bytes: [UInt8], to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + (bytes.count * 4 + 2) / 3)
+        alphabet.withUnsafeBufferPointer { alphabet in
+            bytes.withUnsafeBufferPointer { bytes in
+                var index = 0
+                while index + 3 <= bytes.count {
+                    let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                    out.append(alphabet[Int(group >> 18 & 0x3F)])
+                    out.append(alphabet[Int(group >> 12 & 0x3F)])
+                    out.append(alphabet[Int(group >> 6 & 0x3F)])
+                    out.append(alphabet[Int(group & 0x3F)])
+                    index += 3
+                }
+                switch bytes.count - index {
+                case 1:
+                    let group = UInt32(bytes[index]) << 16
+                    out.append(alphabet[Int(group >> 18 & 0x3F)])
+                    out.append(alphabet[Int(group >> 12 & 0x3F)])
+                case 2:
+                    let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+                    out.append(alphabet[Int(group >> 18 & 0x3F)])
+                    out.append(alphabet[Int(group >> 12 & 0x3F)])
+                    out.append(alphabet[Int(group >> 6 & 0x3F)])
+                default:
+                    break
+                }
+            }
+        }
     }
 
     /// nil for anything outside the alphabet, padding, a length no encoding has (4n + 1), or

@@ -16,10 +16,23 @@ public enum JWS {
 
     /// The compact JWS of `payload` under `header` (the header's bytes as given).
     public static func compact(header: [UInt8], payload: [UInt8], key: ES256PrivateKey) throws -> String {
-        let encodedHeader = Base64URL.encode(header)
-        let encodedPayload = Base64URL.encode(payload)
-        let signature = try key.sign(Array((encodedHeader + "." + encodedPayload).utf8))
-        return encodedHeader + "." + encodedPayload + "." + Base64URL.encode(signature)
+        var encodedHeader: [UInt8] = []
+        Base64URL.append(header, to: &encodedHeader)
+        return try compact(encodedHeader: encodedHeader, payload: payload, key: key)
+    }
+
+    /// The compact JWS of `payload` under a header already in base64url (a signer that keeps
+    /// its header's encoding), written into one buffer: the signing input, then the signature.
+    public static func compact(encodedHeader: [UInt8], payload: [UInt8], key: ES256PrivateKey) throws -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(encodedHeader.count + (payload.count * 4 + 2) / 3 + 2 + 86)
+        text.append(contentsOf: encodedHeader)
+        text.append(UInt8(ascii: "."))
+        Base64URL.append(payload, to: &text)
+        let signature = try key.sign(text)
+        text.append(UInt8(ascii: "."))
+        Base64URL.append(signature, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The detached JWS (RFC 7515 appendix F) of `payload`: the compact form with its middle

@@ -10,7 +10,8 @@ extension Foundations {
         ResultSigning(store: SigningKeyStore(database: database),
                       box: SecretBox.derive(from: secretKey.bytes(), label: ResultSigning.boxLabel),
                       issuer: configuration.publicURL.absoluteString, clock: clock, random: random, log: log,
-                      keepsJWKS: configuration.keeps(.jwks), signsResults: !configuration.benchUnsignedResults)
+                      keepsJWKS: configuration.keeps(.jwks), signsResults: !configuration.benchUnsignedResults,
+                      keepsSigner: configuration.keeps(.signing))
     }
 
     /// The JWKS, for anyone.

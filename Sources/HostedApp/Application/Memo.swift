@@ -27,4 +27,7 @@ public enum Memo: String, CaseIterable, Sendable {
     case gzip
     /// `ResultSigning`'s serialised JWKS (off: read and built on every request).
     case jwks
+    /// `ResultSigning`'s signer: the key's signing contexts kept for the next signature, and a
+    /// result's header kept in base64url with the key (off: both made for every signature).
+    case signing
 }

@@ -57,7 +57,7 @@ struct ContinuationRoutes {
             let id = verification.id
             guard let now = try service.progress(verificationID: id, session: session) else { throw SignInService.signInRequired }
             let since = request.queryValue("since")
-            guard wait > 0, since == now.tag else { return .ready(try .json(now)) }
+            guard wait > 0, since == now.tag else { return .ready(.json(bytes: try service.answer(now, session: session))) }
             let owners = ["journey:\(id.rawValue)", "address:\(request.peerAddress)"]
             guard longPoll.reserve(owners: owners) else {
                 throw DomainError.rateLimited(detail: "Too many waiting requests for this journey.", retryAfterSeconds: 1)
@@ -66,7 +66,7 @@ struct ContinuationRoutes {
             let check: @Sendable () -> Response? = {
                 do {
                     guard let latest = try service.progress(verificationID: id, session: session) else { return SignInService.signInRequired.response }
-                    return latest.tag == since ? nil : try .json(latest)
+                    return latest.tag == since ? nil : Response.json(bytes: try service.answer(latest, session: session))
                 } catch {
                     return Problem.internalError.response
                 }
@@ -76,7 +76,7 @@ struct ContinuationRoutes {
             let timeout: @Sendable () -> Response = {
                 do {
                     guard let latest = try service.progress(verificationID: id, session: session) else { return SignInService.signInRequired.response }
-                    return try .json(latest)
+                    return Response.json(bytes: try service.answer(latest, session: session))
                 } catch {
                     return Problem.internalError.response
                 }

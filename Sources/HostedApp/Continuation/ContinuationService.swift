@@ -212,19 +212,24 @@ struct ContinuationService: Sendable {
     }
 
     /// What the first device follows: the newest continuation, the steps completed so far, and
-    /// where to go once the other device has submitted.
+    /// where to go once the other device has submitted (`redirect_url`, made by `answer` only
+    /// for an answer that is sent: a follow that waits does not sign a result it drops).
+    /// Encodable for the tests, which check `json()` against `JSONCoding.encoder`.
     struct Progress: Encodable {
         let tag: String
         let status: String
         let continuation: ContinuationView?
         let steps: [StepView]
-        let redirect_url: String?
+        var redirect_url: String? = nil
         /// After a "this wasn't me" report: seconds until a new code can be made (0 once it can).
         let blocked_seconds: Int?
         /// Whole seconds until the current link expires while it is still pending or opened (its
         /// status, and so the tag, change then with nothing written); nil when no such link.
         /// Not part of the body.
         var secondsUntilExpiry: Int? = nil
+        /// The submitted verification whose redirect the answer carries; nil when none (not
+        /// submitted, or this visit was continued on another device). Not part of the body.
+        var submitted: Verification? = nil
 
         struct ContinuationView: Encodable {
             let status: String
@@ -254,15 +259,23 @@ struct ContinuationService: Sendable {
         let current = try store.current(verificationID: verificationID)
         let now = clock.now()
         let status = current.map { $0.status == "pending" || $0.status == "opened" ? ($0.expiresAt <= now ? "expired" : $0.status) : $0.status }
-        let redirect = verification.status == .submitted && !session.continued
-            ? try journey.redirect(after: verification, visitReturnURL: session.returnURL, nonce: session.nonce) : nil
         let live = current.flatMap { ($0.status == "pending" || $0.status == "opened") && $0.expiresAt > now ? $0.expiresAt : nil }
         return Progress(tag: "\(verification.revision)-\(current?.id ?? "")-\(status ?? "")", status: verification.status.rawValue,
                         continuation: current.map { Progress.ContinuationView(status: status ?? $0.status, expires_at: APIObjects.timestamp($0.expiresAt)) },
                         steps: verification.steps.map { Progress.StepView(id: $0.id, status: $0.statusName) },
-                        redirect_url: redirect,
                         blocked_seconds: current?.status == ContinuationStatus.reported.rawValue ? try pauseAfterReport(verificationID: verificationID, at: now) : nil,
-                        secondsUntilExpiry: live.map { Int(min($0.timeIntervalSince(now).rounded(.up), ContinuationRules.lifetime)) })
+                        secondsUntilExpiry: live.map { Int(min($0.timeIntervalSince(now).rounded(.up), ContinuationRules.lifetime)) },
+                        submitted: verification.status == .submitted && !session.continued ? verification : nil)
+    }
+
+    /// The follow's answer to send: `progress` with its redirect URL made now (a fresh signed
+    /// result echoing this visit's nonce), as JSON.
+    func answer(_ progress: Progress, session: SignInStore.Session) throws -> [UInt8] {
+        var progress = progress
+        progress.redirect_url = try progress.submitted.flatMap {
+            try journey.redirect(after: $0, visitReturnURL: session.returnURL, nonce: session.nonce)
+        }
+        return progress.json()
     }
 
     static let invalid = DomainError.unauthorized(

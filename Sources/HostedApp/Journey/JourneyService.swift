@@ -113,15 +113,25 @@ struct JourneyService: Sendable {
     }
 
     static func redirectURL(_ returnURL: String?, verification: Verification, signedResult: String?) -> String? {
-        guard let returnURL, var components = URLComponents(string: returnURL) else { return nil }
-        var items = components.queryItems ?? []
-        items.append(URLQueryItem(name: "verification_id", value: verification.id.rawValue))
-        items.append(URLQueryItem(name: "status", value: verification.status.rawValue))
-        components.queryItems = items
+        guard let returnURL else { return nil }
+        let items = [(name: "verification_id", value: verification.id.rawValue), (name: "status", value: verification.status.rawValue)]
+        // The registered URL's text with the items appended; a URL that function does not write
+        // exactly as `URLComponents` would (a percent escape in it, an empty pair) goes that way.
+        guard let url = ReturnURLQuery.appending(items, to: returnURL) ?? Self.appendingThroughComponents(items, to: returnURL)
+        else { return nil }
         // Appended, not set through `components.fragment` (which scans and escapes every
         // character): a JWS is base64url and dots, nothing a fragment must escape, and a
         // registered return URL has no fragment of its own.
-        guard let url = components.string else { return nil }
         return signedResult.map { url + "#hosted_result=" + $0 } ?? url
+    }
+
+    /// `url` with `items` added to its query through `URLComponents` (its query decoded into
+    /// items and written back): how every redirect was built before `ReturnURLQuery`.
+    static func appendingThroughComponents(_ items: [(name: String, value: String)], to url: String) -> String? {
+        guard var components = URLComponents(string: url) else { return nil }
+        var queryItems = components.queryItems ?? []
+        queryItems += items.map { URLQueryItem(name: $0.name, value: $0.value) }
+        components.queryItems = queryItems
+        return components.string
     }
 }

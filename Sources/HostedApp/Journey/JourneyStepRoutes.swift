@@ -71,7 +71,11 @@ struct JourneyStepRoutes {
             analytics.record(.submitted, in: verification, userAgent: request.headers["User-Agent"])
             // A second device goes back to the first, which goes on to the return URL.
             let redirect = session.continued ? nil : try service.redirect(after: submitted, visitReturnURL: session.returnURL, nonce: session.nonce)
-            return try .json(Submitted(status: submitted.status.rawValue, redirect_url: redirect))
+            // `{"redirect_url":…,"status":…}`, keys sorted as `JSONCoding.encoder` wrote them.
+            var object = JSONText.Object()
+            object.string("redirect_url", redirect)
+            object.string("status", submitted.status.rawValue)
+            return .json(bytes: object.finish())
         }
     }
 
@@ -108,18 +112,5 @@ struct JourneyStepRoutes {
         object.int("count", count)
         if let quality { object.object("quality") { APIObjects.write(quality, to: &$0) } }
         return .json(bytes: object.finish(), status: 201)
-    }
-
-    private struct Submitted: Encodable {
-        let status: String
-        let redirect_url: String?
-
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(status, forKey: .status)
-            try container.encode(redirect_url, forKey: .redirect_url)
-        }
-
-        enum CodingKeys: String, CodingKey { case status, redirect_url }
     }
 }

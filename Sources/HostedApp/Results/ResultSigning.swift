@@ -23,12 +23,18 @@ final class ResultSigning: @unchecked Sendable {
     /// The results' `iss`: the configured public URL.
     let issuer: String
     let clock: any WallClock
+    /// Key ids and the sealing's nonces (straight from the source).
     let random: any RandomSource
+    /// Each result's `jti`: the same source, drawn 4 KiB at a time (a `jti` is unique, not secret).
+    let jtiRandom: BufferedRandom
     let log: any ServerLog
     /// `HOSTED_DISABLE_MEMOS=jwks` builds the JWKS body on every request (bench only).
     let keepsJWKS: Bool
     /// `HOSTED_BENCH_UNSIGNED_RESULTS=1`: the return URL carries no signed result (bench only).
     let signsResults: Bool
+    /// `HOSTED_DISABLE_MEMOS=signing` makes the key's signing context and the result's encoded
+    /// header for every signature (bench only): off, a loaded key keeps both.
+    let keepsSigner: Bool
 
     /// The JWS `typ` of a result.
     static let resultType = "hosted-result+jwt"
@@ -40,26 +46,30 @@ final class ResultSigning: @unchecked Sendable {
     private let lock = NSLock()
     private var loaded: Loaded?
 
-    /// What this process holds: the newest key, ready to sign, and the JWKS as served (its
-    /// whole response, built once per read of the keys, as `/healthz` keeps its own).
+    /// What this process holds: the newest key, ready to sign, with a result's protected header
+    /// in base64url (it names only the key), and the JWKS as served (its whole response, built
+    /// once per read of the keys, as `/healthz` keeps its own).
     private struct Loaded {
         let kid: String
         let key: ES256PrivateKey
+        let encodedResultHeader: [UInt8]
         let jwks: [UInt8]
         let response: Response
         let at: Date
     }
 
     init(store: SigningKeyStore, box: SecretBox, issuer: String, clock: any WallClock, random: any RandomSource, log: any ServerLog,
-         keepsJWKS: Bool = true, signsResults: Bool = true) {
+         keepsJWKS: Bool = true, signsResults: Bool = true, keepsSigner: Bool = true) {
         self.store = store
         self.box = box
         self.issuer = issuer
         self.clock = clock
         self.random = random
+        jtiRandom = BufferedRandom(random)
         self.log = log
         self.keepsJWKS = keepsJWKS
         self.signsResults = signsResults
+        self.keepsSigner = keepsSigner
     }
 
     /// The label of the key private keys are sealed under.
@@ -88,9 +98,11 @@ final class ResultSigning: @unchecked Sendable {
     func signResult(for verification: Verification, nonce: String?) throws -> String {
         let now = clock.now()
         let signer = try current()
-        let claims = ResultClaims(issuer: issuer, verification: verification, nonce: nonce, at: now, random: random)
-        return try JWS.compact(header: JWS.header(kid: signer.kid, type: Self.resultType),
-                               payload: claims.json(), key: signer.key)
+        let claims = ResultClaims(issuer: issuer, verification: verification, nonce: nonce, at: now, random: jtiRandom)
+        guard keepsSigner else {
+            return try JWS.compact(header: JWS.header(kid: signer.kid, type: Self.resultType), payload: claims.json(), key: signer.key)
+        }
+        return try JWS.compact(encodedHeader: signer.encodedResultHeader, payload: claims.json(), key: signer.key)
     }
 
     /// A detached JWS (RFC 7515 appendix F, header `{"alg":"ES256","kid":…}`) over `payload`,
@@ -154,7 +166,9 @@ final class ResultSigning: @unchecked Sendable {
             guard let newest = keys.first(where: { $0.retiredAt == nil }) else { throw Unusable(reason: "no signing key") }
             let key = if let loaded, loaded.kid == newest.id { loaded.key } else { try open(newest) }
             let body = Self.body(keys)
-            let fresh = Loaded(kid: newest.id, key: key, jwks: body, response: Self.response(body), at: now)
+            var header: [UInt8] = []
+            Base64URL.append(JWS.header(kid: newest.id, type: Self.resultType), to: &header)
+            let fresh = Loaded(kid: newest.id, key: key, encodedResultHeader: header, jwks: body, response: Self.response(body), at: now)
             loaded = fresh
             return fresh
         }
@@ -179,7 +193,7 @@ final class ResultSigning: @unchecked Sendable {
         guard let text = stored.privateKeySealed, let sealed = Data(base64Encoded: text),
               let der = box.open(Array(sealed), context: Self.sealContext(stored.id))
         else { throw Unusable(reason: "signing key \(stored.id) does not open with this secret key") }
-        return try ES256PrivateKey(der: der)
+        return try ES256PrivateKey(der: der, reusesContexts: keepsSigner)
     }
 
     /// What a sealed key is bound to: its own row.
