@@ -11,7 +11,6 @@
 SELECT id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
        created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
        expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
-       resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal,
-       (SELECT sealed_key FROM verification_keys WHERE verification_keys.verification_id = verifications.id) AS data_key
+       resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal, data_key
 FROM verifications
 WHERE account_id = :account_id AND livemode = 1 AND user_key = :user_key AND workflow_key = :workflow_key AND status NOT IN ('canceled', 'expired') \gset open_

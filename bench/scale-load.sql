@@ -73,10 +73,12 @@ BEGIN
                           WHEN 'id' THEN 'c.vid'
                           WHEN 'user_id' THEN '''scale-user-'' || c.g'
                           -- Looked up by its keyed hash (migration 0029); the clone's personal
-                          -- fields are its clear columns, as a row written before 0029 (the
-                          -- template's sealed blob opens only for the template).
+                          -- fields are its clear columns, as a row written before 0029, and it
+                          -- has no data key yet (the template's blob and key open only for the
+                          -- template; a key is made when the clone is first changed).
                           WHEN 'user_key' THEN 'encode(hmac(convert_to(t.account_id, ''UTF8'') || ''\x00''::bytea || convert_to(''scale-user-'' || c.g, ''UTF8''), decode(current_setting(''bench.lookup''), ''hex''), ''sha256''), ''hex'')'
                           WHEN 'personal' THEN 'NULL'
+                          WHEN 'data_key' THEN 'NULL'
                           WHEN 'created_at' THEN 'c.t'
                           WHEN 'updated_at' THEN 'c.t + 40'
                           WHEN 'status' THEN format('CASE WHEN c.g %% %s = 0 THEN ''submitted'' ELSE t.status END', every)

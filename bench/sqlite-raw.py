@@ -26,8 +26,7 @@ import time
 COLUMNS = ("id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps, "
            "created_at, updated_at, submitted_at, decided_at, revision, decision_reason, "
            "expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals, "
-           "resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal, "
-           "(SELECT sealed_key FROM verification_keys WHERE verification_keys.verification_id = verifications.id) AS data_key")
+           "resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal, data_key")
 READ = f"SELECT {COLUMNS} FROM verifications WHERE id = $1 AND account_id = $2"
 OPEN = (f"SELECT {COLUMNS} FROM verifications "
         "WHERE account_id = $1 AND livemode = 1 AND user_key = $2 AND workflow_key = $3 AND status NOT IN ('canceled', 'expired')")

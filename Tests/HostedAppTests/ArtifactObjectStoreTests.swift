@@ -1,5 +1,5 @@
 import Foundation
-import HostedApp
+@testable import HostedApp
 import HostedCore
 import HostedCrypto
 import HostedHTTP
@@ -140,9 +140,9 @@ import Testing
         #expect(f.post("/v1/verifications/\(f.id)/cancel", "").status == 200)
         #expect(f.post("/v1/verifications/\(f.id)/redact", "").status == 200)
         // The key is gone with the redaction's commit: every download is 410 before any object is deleted.
-        let sealed = try f.app.application.database.query("SELECT sealed_key, shredded_at FROM verification_keys WHERE verification_id = \(f.id)")
-        #expect(sealed.count == 1 && sealed[0]["sealed_key"] == .null)
-        #expect(try sealed[0].optionalInt("shredded_at") != nil)
+        let sealed = try f.app.application.database.query("SELECT data_key, redacted_at FROM verifications WHERE id = \(f.id)")
+        #expect(sealed.count == 1 && sealed[0]["data_key"] == .null)
+        #expect(try sealed[0].optionalInt("redacted_at") != nil)
         for artifact in artifacts {
             let gone = f.download(artifact)
             #expect(gone.status == 410 && f.code(gone) == "artifact_redacted")
@@ -183,11 +183,13 @@ import Testing
         defer { f.app.close() }
         #expect(f.upload().status == 201)  // a committed artifact: never an orphan
         let kept = try #require(try f.rows().first?.key)
+        // The service's own keys: the object is sealed with the verification's data key.
+        let secretKey = try SecretKey.load(f.app.application.configuration, random: SecureRandom()).bytes()
         let backend = ObjectArtifactBackend(database: f.app.application.database, objects: f.client,
-                                            keys: DataKeyStore(secretKey: Array(repeating: 7, count: 32), random: SecureRandom()))
+                                            keys: DataKeyStore(secretKey: secretKey, random: SecureRandom()))
         let orphanID = ObjectID(.artifact, using: SecureRandom())
-        // Its own verification id: the data key is made with this backend's (test) secret key.
-        let prepared = try backend.prepare(JourneyStepTests.photo, artifactID: orphanID, verificationID: ObjectID(.verification, using: SecureRandom()),
+        // Written and never committed: an orphan of the fixture's verification.
+        let prepared = try backend.prepare(JourneyStepTests.photo, artifactID: orphanID, verificationID: ObjectID(.verification, parsing: f.id)!,
                                            accountID: ObjectID(.account, parsing: f.accountID)!, at: clock.now())
         let orphan = try #require(prepared.objectKey)
         f.app.application.runBackgroundWork()

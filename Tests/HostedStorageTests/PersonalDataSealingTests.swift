@@ -78,6 +78,17 @@ import Testing
         return Filled(account: account, verification: v, photo: photo, profile: profile, noteID: noteID)
     }
 
+    /// A fresh migrated database of `backend` holding one `fill`ed verification.
+    func withFilled(_ backend: Backend, _ body: (TestDatabaseURL, any Database, VerificationStore, Filled) throws -> Void) throws {
+        let database = try TestDatabaseURL(backend)
+        defer { database.remove() }
+        let db = try database.open()
+        defer { db.close() }
+        try Migrator(dialect: db.dialect).migrate(db)
+        let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: ManualClock(t0))
+        try body(database, db, store, try fill(db, store))
+    }
+
     static func answer(_ v: Verification) -> [UInt8] {
         Array(#"{"id":"\#(v.id.rawValue)","user_id":"\#(user)","metadata":{"ref":"\#(metadata)"}}"#.utf8)
     }
@@ -85,62 +96,56 @@ import Testing
     @Test(arguments: Backend.allCases)
     func everyPersonalValueIsReadBackWhole_butNoneIsStoredInClear(_ backend: Backend) throws {
         guard backend.isAvailable else { return }
-        let database = try TestDatabaseURL(backend)
-        defer { database.remove() }
-        let db = try database.open()
-        defer { db.close() }
-        try Migrator(dialect: db.dialect).migrate(db)
-        let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: ManualClock(t0))
-        let f = try fill(db, store)
-        let tenancy = live(f.account)
+        try withFilled(backend) { database, db, store, f in
+            let tenancy = live(f.account)
 
-        // Read back whole, through every way the service reads them (a fresh store: no memo).
-        let reader = VerificationStore(database: db, changes: LocalChangeFeed(), clock: ManualClock(t0))
-        let read = try #require(try reader.verification(tenancy: tenancy, id: f.verification.id))
-        #expect(read.userID == Self.user && read.mobile == Self.mobile && read.metadata == ["ref": Self.metadata])
-        #expect(read.decisionReason == Self.reason && read.status == .rejected)
-        #expect(read.steps[0].captures.first?.location?.latitude == Self.latitude)
-        #expect(read == f.verification)
-        #expect(try reader.list(tenancy: tenancy, filter: .init(userID: Self.user), limit: 10, startingAfter: nil).0.map(\.id) == [read.id])
-        #expect(try reader.list(tenancy: tenancy, filter: .init(userID: "someone-else"), limit: 10, startingAfter: nil).0.isEmpty)
-        #expect(try reader.openVerification(tenancy: tenancy, userID: Self.user, workflowKey: "kyc")?.id == read.id)
-        #expect(try reader.queue(tenancy: tenancy, statuses: [.rejected], workflowKey: nil, userID: Self.user, limit: 10,
-                                 startingAfter: nil).0.map(\.id) == [read.id])
-        let artifacts = ArtifactStore(database: db)
-        #expect(try artifacts.content(id: f.profile, verificationID: read.id)?.content == Array(#"{"full_name":"\#(Self.fullName)"}"#.utf8))
-        #expect(try artifacts.content(id: f.photo, verificationID: read.id)?.content == Array(String(repeating: Self.photo, count: 500).utf8))
-        #expect(try ReviewNoteStore(database: db).notes(verificationID: read.id).map(\.body) == [Self.note])
-        #expect(try IdempotencyStore(database: db).claim(accountID: f.account, key: "create-1", requestHash: "h", at: t0)
-                == .replay(status: 201, contentType: "application/json", body: Self.answer(read)))
+            // Read back whole, through every way the service reads them (a fresh store: no memo).
+            let reader = VerificationStore(database: db, changes: LocalChangeFeed(), clock: ManualClock(t0))
+            let read = try #require(try reader.verification(tenancy: tenancy, id: f.verification.id))
+            #expect(read.userID == Self.user && read.mobile == Self.mobile && read.metadata == ["ref": Self.metadata])
+            #expect(read.decisionReason == Self.reason && read.status == .rejected)
+            #expect(read.steps[0].captures.first?.location?.latitude == Self.latitude)
+            #expect(read == f.verification)
+            #expect(try reader.list(tenancy: tenancy, filter: .init(userID: Self.user), limit: 10, startingAfter: nil).0.map(\.id) == [read.id])
+            #expect(try reader.list(tenancy: tenancy, filter: .init(userID: "someone-else"), limit: 10, startingAfter: nil).0.isEmpty)
+            #expect(try reader.openVerification(tenancy: tenancy, userID: Self.user, workflowKey: "kyc")?.id == read.id)
+            #expect(try reader.queue(tenancy: tenancy, statuses: [.rejected], workflowKey: nil, userID: Self.user, limit: 10,
+                                     startingAfter: nil).0.map(\.id) == [read.id])
+            let artifacts = ArtifactStore(database: db)
+            #expect(try artifacts.content(id: f.profile, verificationID: read.id)?.content == Array(#"{"full_name":"\#(Self.fullName)"}"#.utf8))
+            #expect(try artifacts.content(id: f.photo, verificationID: read.id)?.content == Array(String(repeating: Self.photo, count: 500).utf8))
+            #expect(try ReviewNoteStore(database: db).notes(verificationID: read.id).map(\.body) == [Self.note])
+            #expect(try IdempotencyStore(database: db).claim(accountID: f.account, key: "create-1", requestHash: "h", at: t0)
+                    == .replay(status: 201, contentType: "application/json", body: Self.answer(read)))
 
-        // The row holds the keyed hash and a sealed blob; the clear columns hold nothing.
-        let row = try #require(try db.query("SELECT user_id, mobile, metadata, decision_reason, user_key, personal FROM verifications WHERE id = \(read.id.rawValue)").first)
-        #expect(try row.string("user_id").isEmpty && row.string("mobile").isEmpty && row.string("metadata") == "{}")
-        #expect(row["decision_reason"] == .null)
-        #expect(try row.string("user_key") == PersonalSealing.testing.userKey(accountID: f.account, userID: Self.user))
-        guard case .blob(let sealedPersonal) = row["personal"] else { Issue.record("personal is not sealed"); return }
+            // The row holds the keyed hash and a sealed blob; the clear columns hold nothing.
+            let row = try #require(try db.query("SELECT user_id, mobile, metadata, decision_reason, user_key, personal FROM verifications WHERE id = \(read.id.rawValue)").first)
+            #expect(try row.string("user_id").isEmpty && row.string("mobile").isEmpty && row.string("metadata") == "{}")
+            #expect(row["decision_reason"] == .null)
+            #expect(try row.string("user_key") == PersonalSealing.testing.userKey(accountID: f.account, userID: Self.user))
+            guard case .blob(let sealedPersonal) = row["personal"] else { Issue.record("personal is not sealed"); return }
 
-        // Every byte the store keeps: none of the values, while the control is there.
-        let before = try StoreContractTests.LifecycleTests.everyStoredByte(database)
-        #expect(before.contains(text: Self.control), "the scan must see what is stored in clear")
-        for value in Self.personal { #expect(!before.contains(text: value), "\(value) is stored in clear") }
+            // Every byte the store keeps: none of the values, while the control is there.
+            let before = try StoreContractTests.LifecycleTests.everyStoredByte(database)
+            #expect(before.contains(text: Self.control), "the scan must see what is stored in clear")
+            for value in Self.personal { #expect(!before.contains(text: value), "\(value) is stored in clear") }
 
-        // Another secret key opens nothing: the data key is sealed with the service's key.
-        let otherService = PersonalSealing(secretKey: Array("another-secret-key-of-another-node".utf8), random: SecureRandom())
-        let elsewhere = VerificationStore(database: db, changes: LocalChangeFeed(), sealing: otherService, clock: ManualClock(t0))
-        #expect(throws: DataKeyStore.Unreadable.self) { try elsewhere.verification(tenancy: tenancy, id: read.id) }
+            // Another secret key opens nothing: the data key is sealed with the service's key.
+            let otherService = PersonalSealing(secretKey: Array("another-secret-key-of-another-node".utf8), random: SecureRandom())
+            let elsewhere = VerificationStore(database: db, changes: LocalChangeFeed(), sealing: otherService, clock: ManualClock(t0))
+            #expect(throws: DataKeyStore.Unreadable.self) { try elsewhere.verification(tenancy: tenancy, id: read.id) }
 
-        // Redaction shreds the key: the sealed blob kept from before no longer opens with anything.
-        let redacted = try store.redact(accountID: f.account, id: read.id, at: t0, by: Self.actor)
-        #expect(redacted.redactedAt == t0 && redacted.mobile.isEmpty && redacted.metadata.isEmpty)
-        let keys = try db.query("SELECT sealed_key, shredded_at FROM verification_keys WHERE verification_id = \(read.id.rawValue)")
-        #expect(keys.count == 1 && keys.first?["sealed_key"] == .null && keys.first?["shredded_at"] != .null)
-        #expect(try db.withConnection { try PersonalSealing.testing.keys.existingKey(for: read.id, on: $0) } == nil)
-        #expect(try db.query("SELECT personal FROM verifications WHERE id = \(read.id.rawValue)").first?["personal"] == .null)
-        #expect(!sealedPersonal.isEmpty)
-        let after = try #require(try reader.verification(tenancy: tenancy, id: read.id))
-        #expect(after.redactedAt == t0 && after.steps[0].captures.first?.location == nil)
-        #expect(try reader.list(tenancy: tenancy, filter: .init(userID: Self.user), limit: 10, startingAfter: nil).0.isEmpty)
+            // Redaction shreds the key: the sealed blob kept from before no longer opens with anything.
+            let redacted = try store.redact(accountID: f.account, id: read.id, at: t0, by: Self.actor)
+            #expect(redacted.redactedAt == t0 && redacted.mobile.isEmpty && redacted.metadata.isEmpty)
+            #expect(try db.query("SELECT data_key FROM verifications WHERE id = \(read.id.rawValue)").first?["data_key"] == .null)
+            #expect(try db.withConnection { try PersonalSealing.testing.keys.existingKey(for: read.id, on: $0) } == nil)
+            #expect(try db.query("SELECT personal FROM verifications WHERE id = \(read.id.rawValue)").first?["personal"] == .null)
+            #expect(!sealedPersonal.isEmpty)
+            let after = try #require(try reader.verification(tenancy: tenancy, id: read.id))
+            #expect(after.redactedAt == t0 && after.steps[0].captures.first?.location == nil)
+            #expect(try reader.list(tenancy: tenancy, filter: .init(userID: Self.user), limit: 10, startingAfter: nil).0.isEmpty)
+        }
     }
 
     /// The lookup hash as documented (docs/personal-data.md), so a tool outside the service
@@ -163,9 +168,8 @@ import Testing
             // As an older version wrote it.
             try db.query("""
                 UPDATE verifications SET user_id = 'legacy-user', mobile = '+919800000001', metadata = '{"k":"v"}',
-                    user_key = NULL, personal = NULL WHERE id = \(v.id.rawValue)
+                    user_key = NULL, personal = NULL, data_key = NULL WHERE id = \(v.id.rawValue)
                 """)
-            try db.query("DELETE FROM verification_keys WHERE verification_id = \(v.id.rawValue)")
             #expect(try VerificationStore.hasUnsealed(db))
             let fresh = VerificationStore(database: db, changes: LocalChangeFeed(), clock: ManualClock(t0))
             let legacy = try #require(try fresh.verification(accountID: account, id: v.id))
@@ -191,29 +195,24 @@ import Testing
         guard Backend.postgres.isAvailable, let dataDirectory = environment["HOSTED_TEST_PG_DATA"],
               let server = environment["HOSTED_TEST_POSTGRES_URL"] else { return }
         let tools = environment["HOSTED_TEST_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
-        let database = try TestDatabaseURL(.postgres)
-        defer { database.remove() }
-        let db = try database.open()
-        defer { db.close() }
-        try Migrator(dialect: db.dialect).migrate(db)
-        let store = VerificationStore(database: db, changes: LocalChangeFeed(), clock: ManualClock(t0))
-        let f = try fill(db, store)
-        try db.query("CHECKPOINT")  // the pages on disk, not only in the WAL
+        try withFilled(.postgres) { database, db, store, f in
+            try db.query("CHECKPOINT")  // the pages on disk, not only in the WAL
 
-        let dump = try StoreContractTests.LifecycleTests.everyStoredByte(database)
-        let backup = database.directory.appendingPathComponent("base-backup").path
-        let status = try run(tools + "/pg_basebackup", ["-d", server, "-D", backup, "-Fp", "-X", "fetch", "-c", "fast"])
-        try #require(status == 0, "pg_basebackup failed")
-        _ = try store.redact(accountID: f.account, id: f.verification.id, at: t0, by: Self.actor)
-        try db.query("CHECKPOINT")
+            let dump = try StoreContractTests.LifecycleTests.everyStoredByte(database)
+            let backup = database.directory.appendingPathComponent("base-backup").path
+            let status = try run(tools + "/pg_basebackup", ["-d", server, "-D", backup, "-Fp", "-X", "fetch", "-c", "fast"])
+            try #require(status == 0, "pg_basebackup failed")
+            _ = try store.redact(accountID: f.account, id: f.verification.id, at: t0, by: Self.actor)
+            try db.query("CHECKPOINT")
 
-        for (name, place) in [("the server's files", dataDirectory), ("the base backup", backup)] {
-            let found = try FileScan.find(Self.personal + [Self.control], under: place)
-            #expect(found.contains(Self.control), "the scan of \(name) must see what is stored in clear")
-            #expect(found.subtracting([Self.control]).isEmpty, "in clear in \(name): \(found.subtracting([Self.control]).sorted())")
+            for (name, place) in [("the server's files", dataDirectory), ("the base backup", backup)] {
+                let found = try FileScan.find(Self.personal + [Self.control], under: place)
+                #expect(found.contains(Self.control), "the scan of \(name) must see what is stored in clear")
+                #expect(found.subtracting([Self.control]).isEmpty, "in clear in \(name): \(found.subtracting([Self.control]).sorted())")
+            }
+            #expect(dump.contains(text: Self.control))
+            for value in Self.personal { #expect(!dump.contains(text: value), "\(value) is in clear in pg_dump") }
         }
-        #expect(dump.contains(text: Self.control))
-        for value in Self.personal { #expect(!dump.contains(text: value), "\(value) is in clear in pg_dump") }
     }
 
     private func run(_ tool: String, _ arguments: [String]) throws -> Int32 {

@@ -2,11 +2,12 @@ import Foundation
 import HostedCore
 import HostedCrypto
 
-/// Each verification's own 256-bit data key (migration 0025), sealed with a key derived from the
-/// service's secret key and kept in `verification_keys`. Whatever is sealed with it — the
-/// verification's objects in S3 today, its personal fields later — becomes unreadable
-/// everywhere at once when `shred` deletes it at redaction: heap files, WAL, replicas, backups
-/// and bucket versions keep only ciphertext whose key is gone.
+/// Each verification's own 256-bit data key, sealed with a key derived from the service's secret
+/// key and kept in the verification's own row (`verifications.data_key`, migration 0029; in
+/// `verification_keys` from 0025 until then). Whatever is sealed with it — its personal fields,
+/// notes, stored answers and artifacts, in the database or in S3 — becomes unreadable
+/// everywhere at once when redaction deletes it: heap files, WAL, replicas, backups and bucket
+/// versions keep only ciphertext whose key is gone.
 public struct DataKeyStore: Sendable {
     private let box: SecretBox
     private let random: any RandomSource
@@ -18,56 +19,51 @@ public struct DataKeyStore: Sendable {
         self.random = random
     }
 
-    /// The verification's data key, created on first need on the caller's connection (inside
-    /// its transaction, so the key commits with what it seals, or not at all); nil once
-    /// redaction shredded it. Two callers creating it at once get the same key (the second
-    /// insert does nothing and reads the first). Seal with a `context` naming what is sealed
-    /// (`artifact:{id}`, `verification:{id}:mobile`), so a sealed value cannot be moved.
+    /// The verification's data key, made on first need on the caller's connection (inside its
+    /// transaction, so the key commits with what it seals, or not at all) for a verification
+    /// written before migration 0029; nil once redaction deleted it, or when there is no such
+    /// verification. Two callers making it at once get the same key (the second update finds
+    /// one and reads it). Seal with a `context` naming what is sealed (`artifact:{id}`), so a
+    /// sealed value cannot be moved.
     public func dataKey(for verificationID: ObjectID, on connection: DatabaseConnection, at time: Date = Date()) throws -> SecretBox? {
         switch try read(verificationID, on: connection) {
         case .key(let key): return key
         case .shredded: return nil
         case .none: break
         }
-        let key = random.bytes(32)
-        let sealed = try box.seal(key, context: Self.context(verificationID), random: random.bytes(12))
+        let (_, sealed) = try newKey(for: verificationID)
         try connection.query("""
-            INSERT INTO verification_keys (verification_id, sealed_key, created_at) VALUES (\(verificationID.rawValue), \(sealed), \(time))
-            ON CONFLICT (verification_id) DO NOTHING
+            UPDATE verifications SET data_key = \(sealed)
+            WHERE id = \(verificationID.rawValue) AND data_key IS NULL AND redacted_at IS NULL
             """)
         if case .key(let key) = try read(verificationID, on: connection) { return key }
         return nil
     }
 
-    /// A new data key for a verification that does not exist yet, and the row that keeps it
-    /// (`insert`): a create seals its personal fields with the key and writes both at once.
+    /// A new data key for a verification, and its sealed form for the row (`data_key`): a create
+    /// seals its personal fields with the key and writes both at once.
     public func newKey(for verificationID: ObjectID) throws -> (key: SecretBox, sealed: [UInt8]) {
         let key = random.bytes(32)
         return (SecretBox(key: key), try box.seal(key, context: Self.context(verificationID), random: random.bytes(12)))
     }
 
-    /// The key in `sealed` (a `verification_keys.sealed_key` read with the verification's row);
-    /// throws `Unreadable` when it does not open.
+    /// The key in `sealed` (a `data_key` read with the verification's row); throws `Unreadable`
+    /// when it does not open.
     public func open(_ sealed: [UInt8], for verificationID: ObjectID) throws -> SecretBox {
         guard let key = box.open(sealed, context: Self.context(verificationID)), key.count == 32 else { throw Unreadable() }
         return SecretBox(key: key)
     }
 
-    /// The existing key only (nil when there is none yet or it was shredded): for reading.
+    /// The existing key only (nil when there is none yet or it was deleted): for reading.
     public func existingKey(for verificationID: ObjectID, on connection: DatabaseConnection) throws -> SecretBox? {
         if case .key(let key) = try read(verificationID, on: connection) { return key }
         return nil
     }
 
-    /// Deletes the key on the caller's transaction (redaction), leaving a tombstone so it is
-    /// never created again for this verification. Repeating it changes nothing.
+    /// Deletes the key on the caller's transaction (redaction, which sets `redacted_at` in the
+    /// same transaction, so it is never made again). Repeating it changes nothing.
     public static func shred(_ verificationID: ObjectID, at time: Date, on connection: DatabaseConnection) throws {
-        try connection.query("""
-            INSERT INTO verification_keys (verification_id, sealed_key, created_at, shredded_at)
-            VALUES (\(verificationID.rawValue), NULL, \(time), \(time))
-            ON CONFLICT (verification_id) DO UPDATE SET sealed_key = NULL,
-                shredded_at = COALESCE(verification_keys.shredded_at, excluded.shredded_at)
-            """)
+        try connection.query("UPDATE verifications SET data_key = NULL WHERE id = \(verificationID.rawValue) AND data_key IS NOT NULL")
     }
 
     /// Thrown when a stored key does not open: another secret key, or an altered row.
@@ -81,11 +77,11 @@ public struct DataKeyStore: Sendable {
 
     private func read(_ verificationID: ObjectID, on connection: DatabaseConnection) throws -> Stored {
         guard let row = try connection.query("""
-            SELECT sealed_key FROM verification_keys WHERE verification_id = \(verificationID.rawValue)
+            SELECT data_key, redacted_at FROM verifications WHERE id = \(verificationID.rawValue)
             """).first
-        else { return .none }
-        guard case .blob(let sealed) = row["sealed_key"] else { return .shredded }
-        return .key(try open(sealed, for: verificationID))
+        else { return .shredded }  // no such verification: nothing may be sealed for it
+        if case .blob(let sealed) = row["data_key"] { return .key(try open(sealed, for: verificationID)) }
+        return row["redacted_at"] == .null ? .none : .shredded
     }
 
     private static func context(_ verificationID: ObjectID) -> String { "verification-key:" + verificationID.rawValue }

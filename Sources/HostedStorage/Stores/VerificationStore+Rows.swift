@@ -8,8 +8,8 @@ import HostedCrypto
 /// personal left: its placeholders are written as they are. Rows written before migration 0029
 /// are read from their clear columns until `sealUnsealed` seals them.
 extension VerificationStore {
-    /// The cells `columns` names, in order.
-    func values(_ v: Verification, dataKey: SecretBox?) throws -> [SQLValue] {
+    /// The cells `columns` names, in order, for a new row whose data key is `dataKey`, sealed as `sealedKey`.
+    func values(_ v: Verification, dataKey: SecretBox, sealedKey: [UInt8]) throws -> [SQLValue] {
         let kept = try stored(v, dataKey: dataKey)
         return [.text(v.id.rawValue), .text(v.accountID.rawValue), .text(kept.userID), .text(v.workflowKey),
                 .integer(Int64(v.workflowVersion)), .text(v.status.rawValue), .text(kept.mobile), .optionalText(v.returnURL),
@@ -19,16 +19,19 @@ extension VerificationStore {
                 .date(v.redactedAt), v.redactAfterSeconds.map(SQLValue.integer) ?? .null, .date(v.redactAt),
                 .integer(Int64(v.approvalsRequired)), .text(try JSONColumn.encode(v.approvals)),
                 .integer(Int64(v.resubmissions)), .optionalText(v.resubmissionReason), .optionalText(kept.resubmissionMessage),
-                .text(try JSONColumn.encode(v.flags)), .integer(v.livemode ? 1 : 0), .text(kept.userKey), kept.personal]
+                .text(try JSONColumn.encode(v.flags)), .integer(v.livemode ? 1 : 0), .text(kept.userKey), kept.personal,
+                v.redactedAt == nil ? .blob(sealedKey) : .null]
     }
 
-    /// The `SET` list of an update for the columns that hold (or held) personal fields.
+    /// The `SET` list of an update for the columns that hold (or held) personal fields. The data
+    /// key stays as the row has it (`dataKey` made it, if it was missing), and goes once redacted.
     func personalAssignments(_ v: Verification, dataKey: SecretBox?) throws -> SQL {
         let kept = try stored(v, dataKey: dataKey)
+        let key: SQL = v.redactedAt == nil ? "" : ", data_key = NULL"
         return """
             user_id = \(kept.userID), mobile = \(kept.mobile), metadata = \(kept.metadata), steps = \(kept.steps),
             decision_reason = \(kept.decisionReason), resubmission_message = \(kept.resubmissionMessage),
-            user_key = \(kept.userKey), personal = \(kept.personal)
+            user_key = \(kept.userKey), personal = \(kept.personal)\(key)
             """
     }
 

@@ -9,7 +9,7 @@ extension VerificationStore {
 
     /// The tables that hold rows of one verification, deleted with it (children first).
     static let testDataTables = ["otp_codes", "handoffs", "journey_sessions", "sms_queue", "sms_outbox", "digilocker_states",
-                                 "continuations", "review_notes", "journey_firsts", "artifacts", "verification_keys", "events"]
+                                 "continuations", "review_notes", "journey_firsts", "artifacts", "events"]
 
     /// Deletes up to `limit` test verifications created more than `testDataLifetime` before
     /// `time`, each in its own transaction; returns how many. Their objects in object storage are

@@ -33,13 +33,11 @@ public struct VerificationStore: Sendable {
         id, account_id, user_id, workflow_key, workflow_version, status, mobile, return_url, metadata, steps,
         created_at, updated_at, submitted_at, decided_at, revision, decision_reason,
         expires_at, expired_reason, last_step, redacted_at, redact_after_seconds, redact_at, approvals_required, approvals,
-        resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal
+        resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal, data_key
         """
 
-    /// What a read selects: the columns and the verification's sealed data key (NULL once shredded).
-    static let selection = columns + """
-        , (SELECT sealed_key FROM verification_keys WHERE verification_keys.verification_id = verifications.id) AS data_key
-        """
+    /// What a read selects: the columns, the sealed data key (`data_key`, NULL once redacted) with them.
+    static let selection = columns
 
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
     /// stored one and whether it was created by this call.
@@ -52,14 +50,11 @@ public struct VerificationStore: Sendable {
             let (dataKey, sealedKey) = try sealing.keys.newKey(for: verification.id)
             let insert: SQL = """
                 INSERT INTO verifications (\(unsafeSQL: Self.columns), event_sequence, event_hash)
-                VALUES (\(values: try values(verification, dataKey: dataKey)), \(head?.sequence ?? 0), \(head?.hash))
+                VALUES (\(values: try values(verification, dataKey: dataKey, sealedKey: sealedKey)), \(head?.sequence ?? 0), \(head?.hash))
                 ON CONFLICT (account_id, livemode, user_key, workflow_key) WHERE \(unsafeSQL: VerificationStatus.holdsUserSlotSQL) DO NOTHING
                 RETURNING id
                 """
-            let insertKey: SQL = """
-                INSERT INTO verification_keys (verification_id, sealed_key, created_at)
-                SELECT id, \(sealedKey), \(verification.createdAt) FROM inserted
-                """
+
             let inserted: Bool
             var queued = 0
             if database.dialect == .postgres, sealed.count == 1 {
@@ -67,7 +62,7 @@ public struct VerificationStore: Sendable {
                 // only if the verification was (a conflict inserts neither); its webhook messages
                 // come from the trigger on `events` (migration 0011), which also wakes the workers.
                 inserted = !(try database.query("""
-                    WITH inserted AS (\(insert)), key AS (\(insertKey))
+                    WITH inserted AS (\(insert))
                     INSERT INTO events (\(unsafeSQL: EventStore.columns), status)
                     SELECT \(values: EventStore.values(sealed[0])), \(verification.status.rawValue) FROM inserted
                     RETURNING id
@@ -75,10 +70,6 @@ public struct VerificationStore: Sendable {
             } else {
                 (inserted, queued) = try database.transaction { connection in
                     guard !(try connection.query(insert)).isEmpty else { return (false, 0) }
-                    try connection.query("""
-                        INSERT INTO verification_keys (verification_id, sealed_key, created_at)
-                        VALUES (\(verification.id.rawValue), \(sealedKey), \(verification.createdAt))
-                        """)
                     return (true, try events.insert(sealed, on: connection, status: verification.status))
                 }
             }

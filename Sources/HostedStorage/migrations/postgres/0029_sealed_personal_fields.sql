@@ -1,7 +1,9 @@
 -- Redaction that reaches every copy (issue 41). A verification's personal fields (user id,
 -- mobile number, metadata, decision reason, the message of a resubmission request, where its
--- photos were taken) are sealed together in `personal` with the verification's data key
--- (`verification_keys`, migration 0025); `user_key` is a keyed hash of the user id (HMAC
+-- photos were taken) are sealed together in `personal` with the verification's data key, which
+-- moves into the verification's own row (`data_key`, sealed with a key derived from the secret
+-- key as in `verification_keys` since migration 0025, which it replaces: one read, no lookup
+-- whose plan depends on another table's statistics); `user_key` is a keyed hash of the user id (HMAC
 -- under a key derived from the secret key, which the database never holds), and every lookup
 -- by user goes through it. Deleting the data key at redaction makes every copy of the sealed
 -- values unreadable at once: heap files before VACUUM, the WAL, replicas, earlier backups.
@@ -10,6 +12,10 @@
 -- '' / '{}' / NULL in the old columns.
 ALTER TABLE verifications ADD COLUMN user_key TEXT;
 ALTER TABLE verifications ADD COLUMN personal BYTEA;
+ALTER TABLE verifications ADD COLUMN data_key BYTEA;
+UPDATE verifications SET data_key = (SELECT sealed_key FROM verification_keys k WHERE k.verification_id = verifications.id)
+    WHERE id IN (SELECT verification_id FROM verification_keys WHERE sealed_key IS NOT NULL);
+DROP TABLE verification_keys;
 DROP INDEX verifications_open;
 CREATE UNIQUE INDEX verifications_open ON verifications (account_id, livemode, user_key, workflow_key)
     WHERE status NOT IN ('canceled', 'expired');
