@@ -16,7 +16,10 @@ Usage: bench/artifacts.sh
 
 Environment: BENCH_ROUNDS (default 2), BENCH_VERIFICATIONS (40), BENCH_PER (5 photos each),
 BENCH_UPLOAD_CONNECTIONS (8), BENCH_DURATION (5s of downloads), BENCH_THREADS (2),
-BENCH_CONNECTIONS (16), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release first).
+BENCH_CONNECTIONS (16), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release first),
+BENCH_SPLIT_CORES (0; 1: hosted on CPU 0 and everything it talks to — PostgreSQL, Swift,
+memcached, the upload driver and wrk — on CPU 1, for both stores alike: the store on a machine
+of its own, as in a deployment, emulated on two cores; taskset).
 
 Goal: uploads/s and downloads/s through the S3 store each at least 80 % of the database
 store's (medians). A third row, s3-uncached, builds the sealed-object cache off
@@ -48,6 +51,20 @@ source "$REPO/bench/lib.sh"
 command -v wrk >/dev/null || die "no wrk"
 
 PSQL=("$HOSTED_TEST_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$HOSTED_TEST_POSTGRES_URL")
+SERVER_PIN=()
+CLIENT_PIN=()
+if [[ ${BENCH_SPLIT_CORES:-0} == 1 ]]; then
+    command -v taskset >/dev/null || die "BENCH_SPLIT_CORES=1 needs taskset (util-linux)"
+    # Every thread of the servers hosted talks to, on CPU 1 (PostgreSQL's later backends are
+    # forked by the postmaster and inherit it).
+    postmaster=$(head -n 1 "$HOSTED_TEST_PG_DATA/postmaster.pid")
+    for pid in "$postmaster" $(pgrep -P "$postmaster") $(cat "$(dirname "$HOSTED_TEST_S3_CTL")"/*.pid 2>/dev/null); do
+        taskset -a -p -c 1 "$pid" >/dev/null || die "could not pin process $pid to CPU 1"
+    done
+    SERVER_PIN=(taskset -c 0)
+    CLIENT_PIN=(taskset -c 1)
+    log "split cores: hosted on CPU 0; PostgreSQL, Swift, memcached, the driver and wrk on CPU 1"
+fi
 S3_BASE=${HOSTED_TEST_S3_URL%%\?*}
 S3_QUERY=${HOSTED_TEST_S3_URL#*\?}
 
@@ -79,7 +96,7 @@ run_once() {
     # s3-uncached: every download is a GET to the store (the sealed-object cache built off).
     if [[ $store == s3-uncached ]]; then store_env+=(HOSTED_DISABLE_MEMOS=objects); fi
     env HOSTED_DATABASE_URL="$db" HOSTED_LISTEN="127.0.0.1:$port" HOSTED_PUBLIC_URL="$base" "${store_env[@]}" \
-        HOSTED_MAX_CONNECTIONS_PER_ADDRESS=0 "$HOSTED_BIN" serve >>"$WORK/hosted-$store-$round.log" 2>&1 &
+        HOSTED_MAX_CONNECTIONS_PER_ADDRESS=0 "${SERVER_PIN[@]}" "$HOSTED_BIN" serve >>"$WORK/hosted-$store-$round.log" 2>&1 &
     PID=$!
     PIDS+=("$PID")
     wait_http "$base/readyz" "$PID" "hosted serve ($store)"
@@ -87,15 +104,15 @@ run_once() {
         '{"key":"bench_artifacts","name":"Bench","steps":[{"type":"premises_photos","id":"shop","min":1,"max":10}]}' 201 >/dev/null
     local swift_before swift_after
     swift_before=$(swift_ticks)
-    upload=$(python3 "$REPO/bench/artifacts-drive.py" "$base" "$key" "$PID" "$VERIFICATIONS" "$PER" "$UPLOAD_CONNECTIONS" \
+    upload=$("${CLIENT_PIN[@]}" python3 "$REPO/bench/artifacts-drive.py" "$base" "$key" "$PID" "$VERIFICATIONS" "$PER" "$UPLOAD_CONNECTIONS" \
         "$PHOTO" "$WORK/paths-$store" "$store$round")
     swift_after=$(swift_ticks)
     # The store's own CPU per upload (Swift's servers and memcached share this machine's cores).
     upload="$upload $(( (swift_after - swift_before) * 1000000 / $(getconf CLK_TCK) / (VERIFICATIONS * PER) ))"
     # A short warm-up, then the timed downloads.
-    ARTIFACT_PATHS="$WORK/paths-$store" API_KEY="$key" timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d1s \
+    ARTIFACT_PATHS="$WORK/paths-$store" API_KEY="$key" timeout 60 "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d1s \
         -s "$REPO/bench/artifacts-download.lua" "$base" >/dev/null
-    ARTIFACT_PATHS="$WORK/paths-$store" API_KEY="$key" timeout 120 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency \
+    ARTIFACT_PATHS="$WORK/paths-$store" API_KEY="$key" timeout 120 "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency \
         -s "$REPO/bench/artifacts-download.lua" "$base" >"$WORK/wrk-$store-$round.txt"
     download_summary=$(wrk_summary "$WORK/wrk-$store-$round.txt")
     [[ $(cut -f4 <<<"$download_summary") == 0 ]] || die "downloads through $store answered errors: $download_summary"
