@@ -30,7 +30,7 @@ extension VerificationStore {
         if let workflowKey { filters = "\(filters) AND workflow_key = \(workflowKey)" }
         if let userID { filters = "\(filters) AND user_key = \(sealing.userKey(accountID: accountID, userID: userID))" }
         let rows = try database.query("""
-            SELECT \(unsafeSQL: Self.selection) FROM verifications
+            SELECT \(unsafeSQL: Self.columns) FROM verifications
             WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode) \(filters)
               AND (COALESCE(submitted_at, created_at), id) > (\(cursorTime), \(cursorID))
             ORDER BY COALESCE(submitted_at, created_at), id

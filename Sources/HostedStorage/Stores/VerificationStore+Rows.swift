@@ -61,7 +61,7 @@ extension VerificationStore {
                       personal: .blob(try sealing.seal(v, with: dataKey)))
     }
 
-    /// The data key of the verification whose row (read with `selection`) this is; made now, on
+    /// The data key of the verification whose row (read with `columns`) this is; made now, on
     /// the caller's transaction, for a row written before migration 0029 that has none.
     func dataKey(in row: Row, of id: ObjectID, on connection: DatabaseConnection) throws -> SecretBox {
         if case .blob(let sealed) = row["data_key"] { return try sealing.keys.open(sealed, for: id) }
@@ -127,7 +127,7 @@ extension VerificationStore {
             let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
             let sealedOne = try database.transaction { connection -> Bool in
                 guard let row = try connection.query("""
-                    SELECT \(unsafeSQL: Self.selection) FROM verifications WHERE id = \(id.rawValue) AND user_key IS NULL\(unsafeSQL: lock)
+                    SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue) AND user_key IS NULL\(unsafeSQL: lock)
                     """).first
                 else { return false }
                 let verification = try self.verification(from: row)

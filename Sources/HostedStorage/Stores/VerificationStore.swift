@@ -36,9 +36,6 @@ public struct VerificationStore: Sendable {
         resubmissions, resubmission_reason, resubmission_message, flags, livemode, user_key, personal, data_key
         """
 
-    /// What a read selects: the columns, the sealed data key (`data_key`, NULL once redacted) with them.
-    static let selection = columns
-
     /// Inserts `verification` unless an open one exists for its user and workflow; returns the
     /// stored one and whether it was created by this call.
     /// `verification` carries its `created` event (unwritten), which is written with the row.
@@ -126,7 +123,7 @@ public struct VerificationStore: Sendable {
     /// The open verification of an account, user and workflow (built once: every repeated
     /// create runs it).
     private static let openTemplate: SQL.Template<OpenParameter> = """
-        SELECT \(unsafeSQL: selection) FROM verifications
+        SELECT \(unsafeSQL: columns) FROM verifications
         WHERE account_id = \(parameter: .accountID) AND livemode = \(parameter: .livemode)
           AND user_key = \(parameter: .userKey) AND workflow_key = \(parameter: .workflowKey)
           AND \(unsafeSQL: VerificationStatus.holdsUserSlotSQL)
@@ -150,7 +147,7 @@ public struct VerificationStore: Sendable {
 
     /// A verification by id alone: for the journey, where the account is not known up front.
     public func verification(id: ObjectID) throws -> Verification? {
-        try database.query("SELECT \(unsafeSQL: Self.selection) FROM verifications WHERE id = \(id.rawValue)")
+        try database.query("SELECT \(unsafeSQL: Self.columns) FROM verifications WHERE id = \(id.rawValue)")
             .first.map(verification(from:)).map(expireIfDue)
     }
 
@@ -182,7 +179,7 @@ public struct VerificationStore: Sendable {
 
     /// The read of one verification of an account (built once: polls run it).
     static let readTemplate: SQL.Template<ReadParameter> = """
-        SELECT \(unsafeSQL: selection) FROM verifications WHERE id = \(parameter: .id) AND account_id = \(parameter: .accountID)
+        SELECT \(unsafeSQL: columns) FROM verifications WHERE id = \(parameter: .id) AND account_id = \(parameter: .accountID)
         """
 
     /// The verification read's values, by name (the poll's statement has them too).
@@ -255,7 +252,7 @@ public struct VerificationStore: Sendable {
         if let workflowKey = filter.workflowKey { filters = "\(filters) AND workflow_key = \(workflowKey)" }
         if let status = filter.status { filters = "\(filters) AND status = \(status.rawValue)" }
         let rows = try database.query("""
-            SELECT \(unsafeSQL: Self.selection) FROM verifications
+            SELECT \(unsafeSQL: Self.columns) FROM verifications
             WHERE account_id = \(accountID.rawValue) AND livemode = \(tenancy.mode)
               AND (created_at, id) < (\(cursorTime), \(cursorID))\(filters)
             ORDER BY created_at DESC, id DESC
@@ -282,7 +279,7 @@ public struct VerificationStore: Sendable {
         let updated = try database.transaction { connection -> Verification in
             let lock = database.dialect == .postgres ? (skipLocked ? " FOR UPDATE SKIP LOCKED" : " FOR UPDATE") : ""
             guard let row = try connection.query("""
-                SELECT \(unsafeSQL: Self.selection), event_sequence, event_hash FROM verifications
+                SELECT \(unsafeSQL: Self.columns), event_sequence, event_hash FROM verifications
                 WHERE id = \(id.rawValue) AND account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode)\(unsafeSQL: lock)
                 """).first
             else { throw DomainError.notFound(what: "verification") }
