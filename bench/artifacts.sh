@@ -14,9 +14,10 @@ Usage: bench/artifacts.sh
        (runs itself under scripts/with-postgres.sh and scripts/with-swift.sh when their
        HOSTED_TEST_POSTGRES_URL / HOSTED_TEST_S3_URL are not set)
 
-Environment: BENCH_ROUNDS (default 2), BENCH_VERIFICATIONS (40), BENCH_PER (5 photos each),
+Environment: BENCH_ROUNDS (default 3), BENCH_VERIFICATIONS (40), BENCH_PER (10 photos each),
 BENCH_UPLOAD_CONNECTIONS (8), BENCH_DURATION (5s of downloads), BENCH_THREADS (2),
-BENCH_CONNECTIONS (16), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release first),
+BENCH_CONNECTIONS (16), BENCH_PERF (0; 1: perf record -g of hosted during each upload phase,
+written to BENCH_PERF_DIR, default /tmp, as perf-STORE-ROUND.data), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release first),
 BENCH_SPLIT_CORES (0; 1: hosted on CPU 0 and everything it talks to — PostgreSQL, Swift,
 memcached, the upload driver and wrk — on CPU 1, for both stores alike: the store on a machine
 of its own, as in a deployment, emulated on two cores; taskset).
@@ -36,9 +37,9 @@ if [[ -z ${HOSTED_TEST_POSTGRES_URL:-} || -z ${HOSTED_TEST_S3_URL:-} ]]; then
 fi
 MODE=artifacts
 WORK=$(mktemp -d /tmp/hosted-bench-artifacts.XXXXXX)
-ROUNDS=${BENCH_ROUNDS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
 VERIFICATIONS=${BENCH_VERIFICATIONS:-40}
-PER=${BENCH_PER:-5}
+PER=${BENCH_PER:-10}
 UPLOAD_CONNECTIONS=${BENCH_UPLOAD_CONNECTIONS:-8}
 DURATION=${BENCH_DURATION:-5s}
 THREADS=${BENCH_THREADS:-2}
@@ -104,9 +105,15 @@ run_once() {
         '{"key":"bench_artifacts","name":"Bench","steps":[{"type":"premises_photos","id":"shop","min":1,"max":10}]}' 201 >/dev/null
     local swift_before swift_after
     swift_before=$(swift_ticks)
+    local perf_pid=""
+    if [[ ${BENCH_PERF:-0} == 1 ]]; then
+        perf record -F 999 -g -p "$PID" -o "${BENCH_PERF_DIR:-/tmp}/perf-$store-$round.data" >/dev/null 2>&1 &
+        perf_pid=$!
+    fi
     upload=$("${CLIENT_PIN[@]}" python3 "$REPO/bench/artifacts-drive.py" "$base" "$key" "$PID" "$VERIFICATIONS" "$PER" "$UPLOAD_CONNECTIONS" \
         "$PHOTO" "$WORK/paths-$store" "$store$round")
     swift_after=$(swift_ticks)
+    if [[ -n $perf_pid ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
     # The store's own CPU per upload (Swift's servers and memcached share this machine's cores).
     upload="$upload $(( (swift_after - swift_before) * 1000000 / $(getconf CLK_TCK) / (VERIFICATIONS * PER) ))"
     # A short warm-up, then the timed downloads.
