@@ -119,6 +119,8 @@ import Testing
         let rows = queue["data"] as? [[String: Any]] ?? []
         #expect(rows.map { $0["id"] as? String } == [id])
         #expect((queue["counts"] as? [String: Int])?["submitted"] == 1)
+        // Each tab counts that far only (docs/console.md); the console shows more as "10000+".
+        #expect(queue["counts_limit"] as? Int == 10_000)
 
         let detail = f.json(f.app.console("GET", "/console/api/verifications/\(id)", cookie: cookie))
         let steps = detail["steps"] as? [[String: Any]] ?? []

@@ -57,8 +57,6 @@ extension VerificationStore {
         try queue(tenancy: live(accountID), statuses: statuses, workflowKey: workflowKey, userID: userID, limit: limit,
                   startingAfter: startingAfter)
     }
-
-    func counts(accountID: ObjectID) throws -> [VerificationStatus: Int] { try counts(tenancy: live(accountID)) }
 }
 
 extension EventStore {

@@ -159,6 +159,27 @@ extension StoreContractTests {
             }
         }
 
+        /// The console's tabs: each status counted, of this account only, and only up to the cap
+        /// plus one (a count above the cap means "more than the cap").
+        @Test(arguments: Backend.allCases)
+        func countsAreExactUpToTheCapAndCappedPastIt(_ backend: Backend) throws {
+            try withFixture(backend) { (fixture: Fixture) throws in
+                let tenancy = Tenancy(accountID: fixture.account, livemode: true)
+                let exact = Dictionary(grouping: fixture.mine, by: \.status).mapValues(\.count)
+                #expect(exact[.created] == 2 && exact[.expired] == 2 && exact[.submitted] == 1)
+                func counts(cappedAt cap: Int) throws -> [VerificationStatus: Int] {
+                    let counted = try fixture.store.counts(tenancy: tenancy, cappedAt: cap)
+                    #expect(Set(counted.keys) == Set(VerificationStatus.allCases), "every status has its count, zero too")
+                    return counted.filter { $0.value > 0 }
+                }
+                #expect(try counts(cappedAt: 100) == exact)
+                #expect(try counts(cappedAt: 1) == exact.mapValues { min($0, 2) })
+                #expect(try counts(cappedAt: 0) == exact.mapValues { _ in 1 })
+                // Test mode's verifications of the account are not these (there are none).
+                #expect(try fixture.store.counts(tenancy: Tenancy(accountID: fixture.account, livemode: false), cappedAt: 100).values.allSatisfy { $0 == 0 })
+            }
+        }
+
         @Test(arguments: Backend.allCases)
         func startingAfterAVerificationOfAnotherAccountIsRefused(_ backend: Backend) throws {
             try withFixture(backend) { (fixture: Fixture) throws in

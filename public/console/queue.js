@@ -41,9 +41,11 @@ function go(ctx, filters, focusResults) {
   return renderQueue(ctx, { focusResults });
 }
 
-function countsList(counts, filters) {
+/** The tabs' counts; a count above `limit` (the server counts that far only) shows as "limit+". */
+function countsList(counts, limit, filters) {
   const items = STATUSES.map((status) => {
-    const count = Number.isFinite(Number(counts[status])) ? Number(counts[status]) : 0;
+    const number = Number.isFinite(Number(counts[status])) ? Number(counts[status]) : 0;
+    const count = Number.isFinite(limit) && number > limit ? strings.queue.countAbove(limit) : number;
     const href = consoleHref("/console", { status, workflow: filters.workflow, user_id: filters.user_id });
     return h("li", {},
       h("a", { href, className: "count", "aria-current": filters.status === status ? "true" : null },
@@ -169,7 +171,7 @@ export async function renderQueue(ctx, { focusResults } = {}) {
   const section = document.getElementById("queue");
   section.replaceChildren(
     heading(strings.titles.queue, "queue-title"),
-    countsList(body.counts && typeof body.counts === "object" ? body.counts : {}, filters),
+    countsList(body.counts && typeof body.counts === "object" ? body.counts : {}, Number(body.counts_limit), filters),
     filterForm(ctx, filters, workflows),
     h("section", { className: "results", "aria-labelledby": "queue-results-title" },
       resultsTitle,

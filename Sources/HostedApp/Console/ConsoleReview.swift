@@ -65,6 +65,8 @@ struct ConsoleReview: Sendable {
         let data: [QueueRow]
         let has_more: Bool
         let counts: [String: Int]
+        /// A count above this means "more than this" (each status is counted that far only).
+        let counts_limit: Int
         let workflows: [String]
     }
 
@@ -79,9 +81,10 @@ struct ConsoleReview: Sendable {
                                              errors: [FieldError(field: "starting_after", message: "must be a verification of this queue")])
         }
         let store = verifications
-        let counts = try queueCounts.counts(of: tenancy) { try store.counts(tenancy: tenancy) }
+        let counts = try queueCounts.counts(of: tenancy) { try store.counts(tenancy: tenancy, cappedAt: QueueCounts.cap) }
         return Queue(data: page.map(QueueRow.init), has_more: hasMore,
                      counts: Dictionary(uniqueKeysWithValues: VerificationStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
+                     counts_limit: QueueCounts.cap,
                      workflows: try workflows.latestWorkflows(accountID: op.accountID).map(\.key))
     }
 

@@ -2,16 +2,21 @@ import Dispatch
 import Foundation
 import HostedCore
 
-/// The queue's counts by status (the console's tabs), per account and mode. Counting reads every
-/// verification of the account (364 ms at a million, most of each queue page's time:
-/// docs/performance.md, "Figures at scale"), so an account with at least `exactBelow`
-/// verifications is shown counts at most `maximumAge` old: a page past that age answers with the
-/// last counts at once and has them counted again in the background (one recount at a time per
-/// account and mode). Smaller accounts are counted on every page, exactly, as before.
+/// The queue's counts by status (the console's tabs), per account and mode. Each status is
+/// counted up to `cap` + 1 (`VerificationStore.counts(tenancy:cappedAt:)`; the console shows
+/// "10000+"), so a count costs at most that many index entries per status however large the
+/// account: counting every verification took 364 ms at a million, and its recount every five
+/// seconds was what held the queue's p99 over 5 ms (docs/performance.md, "Figures at scale").
+/// An account with at least `exactBelow` verifications is shown counts at most `maximumAge`
+/// old: a page past that age answers with the last counts at once and has them counted again in
+/// the background (one recount at a time per account and mode). Smaller accounts are counted on
+/// every page.
 ///
 /// `@unchecked Sendable`: `entries` is only touched while holding `lock`.
 final class QueueCounts: @unchecked Sendable {
     static let exactBelow = 10_000
+    /// Counts above this are shown as "more than this" (`counts_limit` in the queue's answer).
+    static let cap = 10_000
     static let maximumAge: TimeInterval = 5
 
     private struct Entry {

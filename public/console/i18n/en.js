@@ -156,6 +156,7 @@ export default {
   },
   queue: {
     countsLabel: "Verifications by status",
+    countAbove: (limit) => `${limit}+`,
     filtersLabel: "Filter the queue",
     statusLabel: "Status",
     allStatuses: "All statuses",

@@ -155,6 +155,7 @@ export default {
   },
   queue: {
     countsLabel: "स्थिति के अनुसार सत्यापन",
+    countAbove: (limit) => `${limit}+`,
     filtersLabel: "कतार छाँटें",
     statusLabel: "स्थिति",
     allStatuses: "सभी स्थितियाँ",
