@@ -33,8 +33,9 @@ Environment:
   BENCH_POLL_CONNECTIONS  connections of the poll and pgbench rows (default 64, as bench/run.sh)
   BENCH_BIG / BENCH_SMALL  verifications in each database
   BENCH_DUE       verifications that fall due for the sweeper (default 10000)
-  BENCH_PERF      1: perf record -a -g of 15 s of the sweep, after the poll's run, written to
-                  BENCH_PERF_DIR (default /tmp) as perf-sweep.data
+  BENCH_PERF      1: perf record -a -g of 15 s of the sweep, after the poll's run, and of the
+                  audit, written to BENCH_PERF_DIR (default /tmp) as perf-sweep.data and
+                  perf-audit.data (the audit's figure then includes perf's own cost)
   BENCH_SCALE_PARTS  all (default), or sweeper: the big database's flat-out poll and the
                   sweeper rows only (no lists, audit or small database), to study the sweep
   BENCH_HOSTED_BIN  the hosted binary (default: .build/release/hosted, built if missing)
@@ -293,7 +294,11 @@ measure "$HOSTED_TEST_POSTGRES_URL" "$BIG" big
 sweeper "$HOSTED_TEST_POSTGRES_URL"
 if [[ $PARTS == all ]]; then
     audit_started=$(date +%s.%N)
-    HOSTED_DATABASE_URL=$HOSTED_TEST_POSTGRES_URL "$HOSTED_BIN" audit verify >"$WORK/audit.json" || log "audit verify failed: $(cat "$WORK/audit.json")"
+    audit=(env HOSTED_DATABASE_URL="$HOSTED_TEST_POSTGRES_URL" "$HOSTED_BIN" audit verify)
+    if [[ ${BENCH_PERF:-0} == 1 ]]; then
+        audit=(perf record -a -g -F 999 -o "${BENCH_PERF_DIR:-/tmp}/perf-audit.data" -- "${audit[@]}")
+    fi
+    "${audit[@]}" >"$WORK/audit.json" || log "audit verify failed: $(cat "$WORK/audit.json")"
     python3 - "$WORK/audit.json" "$audit_started" >>"$WORK/notes.txt" <<'PY'
 import json, sys, time
 seconds = time.time() - float(sys.argv[2])

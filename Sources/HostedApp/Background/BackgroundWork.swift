@@ -91,13 +91,15 @@ final class BackgroundWork: @unchecked Sendable {
 
     static let batch = 100
 
-    /// After each verification the sweep expires or redacts, a pause twice as long as it took (at
-    /// most 20 ms): a backlog (10,000 falling due at once) takes at most about a third of a core,
-    /// and the requests served meanwhile keep their latency; the pass takes three times as long.
-    /// Reads never show an open verification past its time whatever the sweep's pace (they
-    /// expire it first), so only the webhook of an expiry comes later.
+    /// After each verification the sweep expires or redacts, a pause four times as long as it
+    /// took (at most 20 ms): a backlog (10,000 falling due at once) takes at most about a fifth of
+    /// a core, and the requests served meanwhile keep their latency (twice as long a pause, a
+    /// third of a core, still tripled the poll's p99 at a million: docs/performance.md); the
+    /// pass takes five times as long, about a minute for 10,000. Reads never show an open
+    /// verification past its time whatever the sweep's pace (they expire it first), so only the
+    /// webhook of an expiry comes later.
     static func pace(_ elapsed: TimeInterval) {
-        let pause = min(max(elapsed, 0) * 2, 0.02)
+        let pause = min(max(elapsed, 0) * 4, 0.02)
         if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
     }
 

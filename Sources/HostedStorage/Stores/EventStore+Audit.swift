@@ -49,8 +49,10 @@ extension EventStore {
         }
     }
 
-    /// How many batches are read and checked at once.
-    static let auditBatchesInFlight = 3
+    /// How many batches are read and checked at once: with three, a sixth of two cores stayed
+    /// idle while PostgreSQL read one batch and the others were checked (`perf record -a` of the
+    /// audit at a million events; docs/performance.md).
+    static let auditBatchesInFlight = 4
 
     /// One batch's chains checked, stopping at its first broken link.
     private func verify(_ heads: [Row]) throws -> AuditReport {
