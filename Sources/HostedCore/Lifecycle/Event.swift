@@ -62,13 +62,30 @@ public struct Event: Equatable, Sendable {
         Array(((previousHash ?? "") + "\n" + canonicalJSON).utf8)
     }
 
+    /// `chainInput(previousHash: previousHash, canonicalJSON: canonicalJSON)`, written into one
+    /// buffer without the intermediate texts (`hosted audit verify` hashes five million of them
+    /// at a million verifications).
+    public var chainInput: [UInt8] {
+        var prefix: [UInt8] = []
+        if let previousHash { prefix.append(contentsOf: previousHash.utf8) }
+        prefix.append(UInt8(ascii: "\n"))
+        var object = JSONText.Object(after: prefix)
+        write(into: &object, withHashes: false)
+        return object.finish()
+    }
+
     private func members(withHashes: Bool) -> String {
         var object = JSONText.Object()
-        var actor = JSONText.Object()
-        actor.string("id", actorID)
-        actor.string("type", actorKind)
-        object.raw("actor", actor.json)
-        object.string("created_at", RFC3339.format(createdAt, milliseconds: true))
+        write(into: &object, withHashes: withHashes)
+        return object.json
+    }
+
+    private func write(into object: inout JSONText.Object, withHashes: Bool) {
+        object.object("actor") { actor in
+            actor.string("id", actorID)
+            actor.string("type", actorKind)
+        }
+        object.timestamp("created_at", createdAt, milliseconds: true)
         object.raw("data", data)
         if withHashes { object.string("hash", hash) }
         object.string("id", id.rawValue)
@@ -78,6 +95,5 @@ public struct Event: Equatable, Sendable {
         object.int("sequence", Int(sequence))
         object.string("type", type)
         object.string("verification_id", verificationID.rawValue)
-        return object.json
     }
 }

@@ -89,6 +89,14 @@ public enum JSONText {
             bytes.append(UInt8(ascii: "{"))
         }
 
+        /// An object written after `prefix`, in the same buffer (`finish()` returns both):
+        /// bytes that frame a JSON text, such as an event's chain input, without a second copy.
+        public init(after prefix: [UInt8]) {
+            bytes = prefix
+            bytes.reserveCapacity(prefix.count + 256)
+            bytes.append(UInt8(ascii: "{"))
+        }
+
         private mutating func separate() {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
@@ -132,13 +140,13 @@ public enum JSONText {
             bytes.append(UInt8(ascii: "\""))
         }
 
-        /// An RFC 3339 timestamp to the second (`RFC3339.format`), or null, written straight
-        /// into the buffer.
-        public mutating func timestamp(_ name: StaticString, _ date: Date?) {
+        /// An RFC 3339 timestamp to the second, or to the millisecond (`RFC3339.format`), or
+        /// null, written straight into the buffer.
+        public mutating func timestamp(_ name: StaticString, _ date: Date?, milliseconds: Bool = false) {
             key(name)
             guard let date else { bytes.append(contentsOf: "null".utf8); return }
             bytes.append(UInt8(ascii: "\""))
-            RFC3339.append(date, milliseconds: false, to: &bytes)
+            RFC3339.append(date, milliseconds: milliseconds, to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
 

@@ -76,7 +76,7 @@ public struct EventStore: Sendable {
 
     /// What `event.hash` must be: SHA-256 hex of its previous hash, a newline and its canonical JSON.
     public static func hash(of event: Event) -> String {
-        Digest.hex(Digest.sha256(Event.chainInput(previousHash: event.previousHash, canonicalJSON: event.canonicalJSON)))
+        Digest.hex(Digest.sha256(event.chainInput))
     }
 
     /// Filters of the account's feed.
