@@ -315,6 +315,13 @@ PY
     # The two polls in turn, BENCH_POLL_ROUNDS times, one node on each database: the rows above
     # are minutes apart, and this machine's speed drifts by more than the goal's margin in that
     # time (pgbench's own select on the two databases differed by 38 % in one run).
+    # Each row polls a verification of its own (a clone, on both databases alike): a poll's
+    # budget is kept per verification in the database (HOSTED_POLL_BURST, at most a million),
+    # and the templates have spent most of theirs on the rows above.
+    pick="SELECT id FROM verifications WHERE status = 'created' AND id <> '$TEMPLATE' AND id <> '$BIG_TEMPLATE' ORDER BY id LIMIT $POLL_ROUNDS"
+    mapfile -t big_ids < <(psql_at "$HOSTED_TEST_POSTGRES_URL" -c "$pick")
+    mapfile -t small_ids < <(psql_at "$small_url" -c "$pick")
+    (( ${#big_ids[@]} == POLL_ROUNDS && ${#small_ids[@]} == POLL_ROUNDS )) || die "not $POLL_ROUNDS verifications to poll on each database"
     start_node "$HOSTED_TEST_POSTGRES_URL" big-rounds
     big_pid=$HOSTED_PID big_base=$HOSTED_BASE
     start_node "$small_url" small-rounds
@@ -324,10 +331,10 @@ PY
         (( round % 2 == 0 )) && order=(small big)
         for which in "${order[@]}"; do
             if [[ $which == big ]]; then
-                CONNECTIONS=$POLL_CONNECTIONS wrk_row "rounds: big poll $round" "$big_base/v1/verifications/$BIG_TEMPLATE" \
+                CONNECTIONS=$POLL_CONNECTIONS wrk_row "rounds: big poll $round" "$big_base/v1/verifications/${big_ids[round - 1]}" \
                     -H "Authorization: Bearer $BIG_API_KEY"
             else
-                CONNECTIONS=$POLL_CONNECTIONS wrk_row "rounds: small poll $round" "$small_base/v1/verifications/$TEMPLATE" \
+                CONNECTIONS=$POLL_CONNECTIONS wrk_row "rounds: small poll $round" "$small_base/v1/verifications/${small_ids[round - 1]}" \
                     -H "Authorization: Bearer $API_KEY"
             fi
         done
@@ -359,13 +366,21 @@ if big and small:
     print(f"poll (big) / poll (small), one row each, minutes apart = {100 * big / small:.0f}%  ")
 import statistics
 def rounds(which):
-    values = [rate(name) for name in rows if name.startswith(f"rounds: {which} poll ")]
-    return [v for v in values if v]
+    return {name.rsplit(" ", 1)[1]: rate(name) for name in rows if name.startswith(f"rounds: {which} poll ")}
+def errors(name):
+    try:
+        return int(rows[name][4])
+    except (KeyError, IndexError, ValueError):
+        return None
 big_rounds, small_rounds = rounds("big"), rounds("small")
-if big_rounds and small_rounds:
-    print(f"poll (big) / poll (small), {len(big_rounds)} rounds in turn (median) = "
-          f"{100 * statistics.median(big_rounds) / statistics.median(small_rounds):.0f}% (goal >= 90%; "
-          f"big {', '.join(f'{v:.0f}' for v in big_rounds)}; small {', '.join(f'{v:.0f}' for v in small_rounds)} req/s)  ")
+pairs = [(r, big_rounds[r], small_rounds[r]) for r in sorted(big_rounds, key=int) if big_rounds[r] and small_rounds.get(r)]
+if pairs:
+    ratios = [100 * b / s for _, b, s in pairs]
+    bad = sum(errors(f"rounds: {w} poll {r}") or 0 for r, _, _ in pairs for w in ("big", "small"))
+    print(f"poll (big) / poll (small), {len(pairs)} rounds in turn (median of the rounds' ratios) = "
+          f"{statistics.median(ratios):.0f}% (goal >= 90%; rounds {', '.join(f'{x:.0f}' for x in ratios)}; "
+          f"big {', '.join(f'{b:.0f}' for _, b, _ in pairs)}, small {', '.join(f'{s:.0f}' for _, _, s in pairs)} req/s"
+          f"{'' if bad == 0 else f'; {bad} ERRORS: not a measurement'})  ")
 for name, row in rows.items():
     if name.endswith("half load") and not name.startswith("big: poll, half"):
         print(f"{name}: p99 {row[3]} (goal <= 5 ms)  ")
