@@ -46,7 +46,7 @@ extension VerificationStore {
     /// far, so the cost stays flat however many verifications the account has (counting them all
     /// read every row of the account: 364 ms at a million; docs/performance.md).
     public func counts(tenancy: Tenancy, cappedAt cap: Int) throws -> [VerificationStatus: Int] {
-        let limit = Int64(max(cap, 0)) + 1
+        let limit = Int64(min(max(cap, 0), 1 << 30)) + 1
         var statement: SQL = ""
         for status in VerificationStatus.allCases {
             // Each status is a constant of the statement (the enum's own names, never a value
