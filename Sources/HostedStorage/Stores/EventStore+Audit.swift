@@ -49,9 +49,9 @@ extension EventStore {
         }
     }
 
-    /// How many batches are read and checked at once: with three, a sixth of two cores stayed
-    /// idle while PostgreSQL read one batch and the others were checked (`perf record -a` of the
-    /// audit at a million events; docs/performance.md).
+    /// How many batches are read and checked at once. Four rather than three was measured to
+    /// change nothing by itself at a million verifications (docs/performance.md, "Figures at
+    /// scale, third time", run C); the audit's gain there came from `Event.chainInput`.
     static let auditBatchesInFlight = 4
 
     /// One batch's chains checked, stopping at its first broken link.

@@ -46,21 +46,12 @@ extension VerificationStore {
     /// far, so the cost stays flat however many verifications the account has (counting them all
     /// read every row of the account: 364 ms at a million; docs/performance.md).
     public func counts(tenancy: Tenancy, cappedAt cap: Int) throws -> [VerificationStatus: Int] {
-        let limit = Int64(min(max(cap, 0), 1 << 30)) + 1
-        var statement: SQL = ""
-        for status in VerificationStatus.allCases {
-            // Each status is a constant of the statement (the enum's own names, never a value
-            // from outside), so PostgreSQL plans each range by that status's own frequency even
-            // in a generic plan: a status no row has is an empty index range, never a scan of
-            // the table looking for its first row.
-            let name = "'\(status.rawValue)'"
-            let count: SQL = """
-                SELECT CAST(\(unsafeSQL: name) AS TEXT) AS status, (SELECT COUNT(*) FROM (
-                    SELECT 1 FROM verifications
-                    WHERE account_id = \(tenancy.accountID.rawValue) AND livemode = \(tenancy.mode) AND status = \(unsafeSQL: name)
-                    LIMIT \(unsafeSQL: String(limit))) AS capped) AS n
-                """
-            statement = statement.text.isEmpty ? count : "\(statement) UNION ALL \(count)"
+        let statement = Self.countsTemplate.bind { parameter in
+            switch parameter {
+            case .accountID: .text(tenancy.accountID.rawValue)
+            case .mode: .integer(tenancy.mode)
+            case .limit: .integer(Int64(min(max(cap, 0), 1 << 30)) + 1)
+            }
         }
         var counts: [VerificationStatus: Int] = [:]
         for row in try database.query(statement) {
@@ -68,4 +59,28 @@ extension VerificationStore {
         }
         return counts
     }
+
+    private enum CountParameter: Hashable, Sendable {
+        case accountID, mode, limit
+    }
+
+    /// `counts`' one statement (built once): a capped count per status, joined by `UNION ALL`.
+    /// Each status is a constant of the statement (the enum's own names, never a value from
+    /// outside), so PostgreSQL plans each range by that status's own frequency even in a
+    /// generic plan: a status no row has is an empty index range, never a scan of the table
+    /// looking for its first row.
+    private static let countsTemplate: SQL.Template<CountParameter> = {
+        var statement: SQL.Template<CountParameter> = ""
+        for (index, status) in VerificationStatus.allCases.enumerated() {
+            let name = "'\(status.rawValue)'"
+            let count: SQL.Template<CountParameter> = """
+                SELECT CAST(\(unsafeSQL: name) AS TEXT) AS status, (SELECT COUNT(*) FROM (
+                    SELECT 1 FROM verifications
+                    WHERE account_id = \(parameter: .accountID) AND livemode = \(parameter: .mode) AND status = \(unsafeSQL: name)
+                    LIMIT \(parameter: .limit)) AS capped) AS n
+                """
+            statement = index == 0 ? count : "\(statement) UNION ALL \(count)"
+        }
+        return statement
+    }()
 }
