@@ -23,6 +23,10 @@
 #     minus off within each round, is the signing cost per call (median of the rounds), set
 #     against a submit's cost without signing; goal: at most 5 %. Without the memo minus off is
 #     the same cost without it: the memo stays only if it saves ≥ 10 % of it.
+#     With BENCH_SIGN_TIMER=1 every server also runs with bench/sign-timer.c preloaded, which
+#     times libcrypto's EVP_PKEY_sign in its calling thread's CPU clock: what that one call
+#     costs inside the server during the submits and during the follows, the floor under any
+#     signing path, set against the same submit's cost.
 # Prints one line per case with every run and the medians, then the verdict as one line of JSON
 # (docs/performance.md, "Signed results").
 set -euo pipefail
@@ -36,7 +40,8 @@ Environment: BENCH_DURATION (default 5s), BENCH_WARMUP (1s), BENCH_ROUNDS (3), B
 BENCH_CONNECTIONS (32), BENCH_SUBMITS (2000 per arm and round), BENCH_CONNECTIONS_SUBMIT (8),
 BENCH_SUBMIT_CHUNKS (4 per arm and round), BENCH_FOLLOW_BURSTS (5 per server and round),
 BENCH_FOLLOW_BURST (2s), BENCH_MEMO_ARM (1; 0 leaves out the server without the signer's
-memo, for a binary older than it), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release
+memo, for a binary older than it), BENCH_SIGN_TIMER (0; 1 times libcrypto's EVP_PKEY_sign inside
+each server with bench/sign-timer.c, built with gcc), BENCH_HOSTED_BIN (.build/release/hosted: swift build -c release
 first), BENCH_STORES ("sqlite postgres"), BENCH_PARTS ("reads submits").
 
 Goals: JWKS ≥ 90 % of /healthz's req/s; its cache ≥ 10 % faster than without; signing at most
@@ -71,6 +76,23 @@ HOSTED_BIN=${BENCH_HOSTED_BIN:-$REPO/.build/release/hosted}
 source "$REPO/bench/lib.sh"
 [[ -x $HOSTED_BIN ]] || die "no $HOSTED_BIN: swift build -c release first"
 command -v wrk >/dev/null || die "no wrk"
+# BENCH_SIGN_TIMER=1: the servers run with bench/sign-timer.c preloaded, counting into TIMERS/PID.
+TIMER_ENV=()
+if [[ ${BENCH_SIGN_TIMER:-0} == 1 ]]; then
+    TIMERS=$WORK/sign-timer
+    mkdir -p "$TIMERS"
+    gcc -O2 -Wall -Werror -shared -fPIC -o "$WORK/sign-timer.so" "$REPO/bench/sign-timer.c" -ldl || die "bench/sign-timer.c does not build"
+    TIMER_ENV=(LD_PRELOAD="$WORK/sign-timer.so" SIGN_TIMER_DIR="$TIMERS")
+fi
+
+# sign_timer PID: "calls ns" counted so far by bench/sign-timer.c in that server ("0 0" without it).
+sign_timer() {
+    [[ -n ${TIMERS:-} && -s $TIMERS/$1 ]] || { echo "0 0"; return; }
+    python3 -c 'import struct, sys; print(*struct.unpack("<QQ", open(sys.argv[1], "rb").read(16)))' "$TIMERS/$1"
+}
+
+# per_call NS CALLS: NS / CALLS in µs, one decimal ("nan" for no call).
+per_call() { python3 -c 'import sys; n, c = int(sys.argv[1]), int(sys.argv[2]); print(f"{n / 1000 / c:.1f}" if c else "nan")' "$1" "$2"; }
 
 # start DATABASE_URL [VAR=VALUE…]: `hosted serve` with those variables; sets BASE, PID.
 start() {
@@ -78,7 +100,7 @@ start() {
     shift
     port=$(free_port)
     BASE="http://127.0.0.1:$port"
-    env "$@" HOSTED_DATABASE_URL="$db" HOSTED_LISTEN="127.0.0.1:$port" HOSTED_PUBLIC_URL="$BASE" \
+    env "${TIMER_ENV[@]}" "$@" HOSTED_DATABASE_URL="$db" HOSTED_LISTEN="127.0.0.1:$port" HOSTED_PUBLIC_URL="$BASE" \
         "$HOSTED_BIN" serve >>"$WORK/hosted.log" 2>&1 &
     PID=$!
     PIDS+=("$PID")
@@ -203,6 +225,9 @@ PY
             done < <(BENCH_PG_POSTMASTER=$postmaster python3 "$REPO/bench/results-submit.py" "$KEY" "$SUBMITS" "$SUBMIT_CONNECTIONS" \
                 "$SUBMIT_CHUNKS" "$store-$round-$RANDOM" "${specs[@]}")
             [[ -n ${vid:-} && -n ${rate[on]:-} && -n ${rate[off]:-} ]] || die "$store submits round $round: results-submit.py failed"
+            # libcrypto's signature call alone, timed inside the server (BENCH_SIGN_TIMER=1).
+            read -r timer_calls timer_ns <<<"$(sign_timer "${pid[on]}")"
+            lib_submit=$(per_call "$timer_ns" "$timer_calls")
             # The follow: FOLLOW_BURSTS bursts per server, the order turning each time.
             declare -A ns=() requests=()
             order=("${SERVERS[@]}")
@@ -218,15 +243,19 @@ PY
                 done
                 order=("${order[@]:1}" "${order[0]}")
             done
+            read -r calls_after ns_after <<<"$(sign_timer "${pid[on]}")"
+            lib_follow=$(per_call $(( ns_after - timer_ns )) $(( calls_after - timer_calls )))
+            [[ -n ${TIMERS:-} ]] && log "$store round $round: libcrypto's EVP_PKEY_sign in the server, $lib_submit µs per call" \
+                "over the submits ($timer_calls calls), $lib_follow over the follows ($(( calls_after - timer_calls )) calls)"
             for arm in "${SERVERS[@]}"; do stop_pid "${pid[$arm]}"; done
             ns[nomemo]=${ns[nomemo]:-0} requests[nomemo]=${requests[nomemo]:-0}
             follow=()
             for arm in on off nomemo; do follow+=("$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / 1000 / int(sys.argv[2]):.1f}" if int(sys.argv[2]) else "nan")' "${ns[$arm]}" "${requests[$arm]}")"); done
             log "$store follow round $round: ${requests[on]} · ${requests[off]} · ${requests[nomemo]} requests, µs of hosted's CPU per request" \
                 "signing on ${follow[0]}, off ${follow[1]}, on without the signer's memo ${follow[2]}"
-            rows+=("${rate[on]} ${rate[off]} ${cpu[on]} ${cpu[off]} ${pg[on]} ${pg[off]} ${latency[on]} ${latency[off]} ${follow[*]}")
+            rows+=("${rate[on]} ${rate[off]} ${cpu[on]} ${cpu[off]} ${pg[on]} ${pg[off]} ${latency[on]} ${latency[off]} ${follow[*]} $lib_submit $lib_follow")
         done
-        printf '%s\tsubmits: per round, rate on/off, µs hosted on/off, µs postgres on/off, latency on/off, follow µs on/off/nomemo: %s\n' \
+        printf '%s\tsubmits: per round, rate on/off, µs hosted on/off, µs postgres on/off, latency on/off, follow µs on/off/nomemo, EVP_PKEY_sign µs submits/follows: %s\n' \
             "$store" "$(IFS='|'; echo "${rows[*]}")"
         python3 - "$store" "${rows[@]}" >>"$RESULTS" <<'PY'
 import json, statistics, sys
@@ -234,7 +263,8 @@ store = sys.argv[1]
 rounds = [[float(x) for x in row.split()] for row in sys.argv[2:]]
 m = statistics.median
 col = lambda i: [r[i] for r in rounds]
-rate_on, rate_off, cpu_on, cpu_off, pg_on, pg_off, lat_on, lat_off, f_on, f_off, f_nomemo = (col(i) for i in range(11))
+rate_on, rate_off, cpu_on, cpu_off, pg_on, pg_off, lat_on, lat_off, f_on, f_off, f_nomemo, lib_submit, lib_follow = (col(i) for i in range(13))
+timed = all(x == x for x in lib_submit)  # BENCH_SIGN_TIMER=1: libcrypto's call timed in the server
 # Per round, the follow's servers ran side by side: the difference is taken within each round.
 signing = m([a - b for a, b in zip(f_on, f_off)])
 signing_nomemo = m([a - b for a, b in zip(f_nomemo, f_off)]) if all(x == x for x in f_nomemo) else None
@@ -255,6 +285,9 @@ print(json.dumps({"store": store, "part": "submits", "rounds": len(rounds),
                   "signing_us_per_call_without_memo": round(signing_nomemo, 1) if signing_nomemo is not None else None,
                   "signing_memo_gain_percent": round(100 * (signing_nomemo - signing) / signing, 1)
                   if signing_nomemo is not None and signing > 0 else None,
+                  "libcrypto_sign_us_in_submits": m(lib_submit) if timed else None,
+                  "libcrypto_sign_us_in_follows": m(lib_follow) if timed else None,
+                  "libcrypto_sign_share_of_submit_percent": round(100 * m(lib_submit) / total_off, 1) if timed else None,
                   "latency_us_on": m(lat_on), "latency_us_off": m(lat_off),
                   "latency_more_percent": round(100 * (m(lat_on) - m(lat_off)) / m(lat_off), 1)}))
 PY
