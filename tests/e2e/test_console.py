@@ -18,7 +18,9 @@ detail, in WebKitGTK (under `xvfb-run -a`):
 8. axe-core finds no violations on the sign-in, setup, queue, detail and operators screens, in
    English and Hindi, phone-sized and desktop-sized; screenshots
    `test-artifacts/console-<screen>-<lang>-<phone|desktop>.png`;
-9. an admin disables another operator from the operators screen.
+9. an admin disables another operator from the operators screen;
+10. an account with more than 10,000 verifications in one status: the tab shows "10000+", the
+    others their exact counts (English and Hindi, axe-core clean; `console-queue-capped-<lang>-phone.png`).
 
 Verifications are submitted quickly through the journey API with a handoff (no browser). All run
 on `journey_hosted` (its public URL is the address it listens on, as the console's same-origin
@@ -46,6 +48,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
@@ -939,3 +942,65 @@ def test_admin_disables_an_operator(browsers, console):
                and event["actor_id"] == admin.id for event in listed["events"]), listed["events"][-5:]
     me = target_session.get(f"{console.base}/console/api/me", timeout=10)
     assert me.status_code == 401 and me.json().get("code") == "console_signin_required", me.text[:300]
+
+
+# --- 10. a status past the counts' cap -------------------------------------------------------------
+
+# QueueCounts.cap: the queue counts each status up to this + 1 and answers it as `counts_limit`.
+QUEUE_COUNT_CAP = 10_000
+
+
+def test_a_count_past_the_cap_shows_as_the_cap_plus(browsers, console, capsys):
+    """An account with more than 10,000 verifications in one status: the queue API counts that
+    status to 10,001 and says its limit, and the tab shows "10000+" in English and Hindi while
+    the other tabs keep their exact counts (docs/console.md, the queue)."""
+    created = console.cli("accounts", "create", "--name", "console-e2e-many")
+    console.keep_secret(created["api_key"])
+    server = dataclasses.replace(console.server, api_key=created["api_key"], account_id=created["account_id"])
+    _api(server, "POST", "/v1/workflows", {"key": "many", "name": "Many", "steps": [{"type": "profile"}]},
+         expected=(201,))
+    total, canceled = QUEUE_COUNT_CAP + 4, 3
+    headers = server.auth_headers
+
+    def create(numbers: range) -> list[str]:
+        with requests.Session() as session:
+            ids = []
+            for number in numbers:
+                response = session.post(f"{console.base}/v1/verifications", headers=headers, timeout=30,
+                                        json={"user_id": f"many-{number}", "workflow": "many", "mobile": MOBILE})
+                assert response.status_code == 201, f"create {number}: {response.status_code} {response.text[:300]}"
+                ids.append(response.json()["id"])
+            return ids
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        ids = [vid for part in pool.map(create, [range(start, total, 8) for start in range(8)]) for vid in part]
+    assert len(set(ids)) == total
+    for vid in ids[:canceled]:
+        assert _api(server, "POST", f"/v1/verifications/{vid}/cancel", {})["status"] == "canceled"
+
+    op = console.new_operator("many", "reviewer", account_id=created["account_id"])
+    console.set_up(op)
+    answer = console.api_as(op).get(f"{console.base}/console/api/queue?status=created&limit=1", timeout=30)
+    assert answer.status_code == 200, answer.text[:300]
+    body = answer.json()
+    assert body["counts_limit"] == QUEUE_COUNT_CAP, body
+    assert body["counts"]["created"] == QUEUE_COUNT_CAP + 1, f"the capped count: {body['counts']}"
+    assert body["counts"]["canceled"] == canceled and body["counts"]["submitted"] == 0, body["counts"]
+
+    driver = browsers()
+    shots = []
+    for lang in ("en", "hi"):
+        open_as(driver, console, op, f"/console?status=created&lang={lang}")
+        wait_state(driver, "queue")
+        wait_until(driver, lambda d: d.find_elements(*by_testid("queue-row")), "a queue row")
+        shown_counts = {element.get_attribute("data-status"): element.text.strip()
+                        for element in driver.find_elements(*by_testid("queue-count"))}
+        assert shown_counts["created"] == f"{QUEUE_COUNT_CAP}+", f"[{lang}] the tabs show {shown_counts}"
+        assert shown_counts["canceled"] == str(canceled) and shown_counts["submitted"] == "0", (
+            f"[{lang}] the tabs show {shown_counts}")
+        violations = summarize_violations(axe_violations(driver))
+        assert not violations, f"[{lang}] accessibility violations:\n" + "\n".join(violations)
+        shots.append(shoot(driver, f"console-queue-capped-{lang}-phone").name)
+    assert_clean_console(driver)
+    with capsys.disabled():
+        print(f"\n  screenshots: {', '.join(shots)}")
