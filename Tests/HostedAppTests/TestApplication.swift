@@ -117,7 +117,9 @@ struct TestApplication {
     }
 
     /// Everything the store holds, for scans that prove a value is nowhere: the SQLite files
-    /// (database, WAL, shared memory) byte for byte, or every row of every PostgreSQL table as text.
+    /// (database, WAL, shared memory) byte for byte, or every row of every PostgreSQL table as
+    /// text and then every `bytea` value as its own bytes (a row's text shows those as hex, where
+    /// a scan for a value in clear would never find it).
     func storedBytes() throws -> [UInt8] {
         switch database.url {
         case .sqlite(let path):
@@ -125,12 +127,22 @@ struct TestApplication {
         case .postgres:
             let db = application.database
             let tables = try db.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
-            var text = ""
+            var bytes: [UInt8] = []
             for table in tables {
                 let name = try table.string("tablename")
-                for row in try db.query("SELECT t::text AS row FROM \(unsafeSQL: name) t") { text += try row.string("row") + "\n" }
+                for row in try db.query("SELECT t::text AS row FROM \(unsafeSQL: name) t") { bytes += Array((try row.string("row") + "\n").utf8) }
             }
-            return Array(text.utf8)
+            let binary = try db.query("""
+                SELECT table_name, column_name FROM information_schema.columns
+                WHERE table_schema = current_schema() AND data_type = 'bytea'
+                """)
+            for column in binary {
+                let (table, name) = (try column.string("table_name"), try column.string("column_name"))
+                for row in try db.query("SELECT \(unsafeSQL: name) AS value FROM \(unsafeSQL: table) WHERE \(unsafeSQL: name) IS NOT NULL") {
+                    bytes += try row.blob("value") + [10]
+                }
+            }
+            return bytes
         }
     }
 
