@@ -91,7 +91,7 @@ sign_timer() {
     python3 -c 'import struct, sys; print(*struct.unpack("<QQ", open(sys.argv[1], "rb").read(16)))' "$TIMERS/$1"
 }
 
-# per_call NS CALLS: NS / CALLS in µs, one decimal ("nan" for no call).
+# per_call NS COUNT: NS / COUNT in µs, one decimal ("nan" for none): per signature, per request.
 per_call() { python3 -c 'import sys; n, c = int(sys.argv[1]), int(sys.argv[2]); print(f"{n / 1000 / c:.1f}" if c else "nan")' "$1" "$2"; }
 
 # start DATABASE_URL [VAR=VALUE…]: `hosted serve` with those variables; sets BASE, PID.
@@ -250,7 +250,7 @@ PY
             for arm in "${SERVERS[@]}"; do stop_pid "${pid[$arm]}"; done
             ns[nomemo]=${ns[nomemo]:-0} requests[nomemo]=${requests[nomemo]:-0}
             follow=()
-            for arm in on off nomemo; do follow+=("$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / 1000 / int(sys.argv[2]):.1f}" if int(sys.argv[2]) else "nan")' "${ns[$arm]}" "${requests[$arm]}")"); done
+            for arm in on off nomemo; do follow+=("$(per_call "${ns[$arm]}" "${requests[$arm]}")"); done
             log "$store follow round $round: ${requests[on]} · ${requests[off]} · ${requests[nomemo]} requests, µs of hosted's CPU per request" \
                 "signing on ${follow[0]}, off ${follow[1]}, on without the signer's memo ${follow[2]}"
             rows+=("${rate[on]} ${rate[off]} ${cpu[on]} ${cpu[off]} ${pg[on]} ${pg[off]} ${latency[on]} ${latency[off]} ${follow[*]} $lib_submit $lib_follow")
