@@ -59,13 +59,20 @@ client = botocore.session.get_session().create_client(
     "s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key, aws_secret_access_key=secret,
     config=Config(s3={"addressing_style": "path"}))
 listed = client.list_objects_v2(Bucket="hosted-test", Prefix=prefix + "/").get("Contents", [])
-print(json.dumps({item["Key"]: client.get_object(Bucket="hosted-test", Key=item["Key"])["Body"].read()[:3].hex()
-                  for item in listed}))
+heads = {}
+for item in listed:
+    try:
+        heads[item["Key"]] = client.get_object(Bucket="hosted-test", Key=item["Key"])["Body"].read()[:3].hex()
+    except client.exceptions.NoSuchKey:
+        pass  # deleted between the listing and the read (the sweeper is at work): it is gone
+print(json.dumps(heads))
 """
 
 
 def objects_under(prefix: str) -> dict[str, str]:
-    """Every object under `prefix/` in the test bucket: its key and its first three bytes (hex)."""
+    """Every object under `prefix/` in the test bucket: its key and its first three bytes (hex).
+
+    An object listed but deleted before it is read (the sweeper runs beside the test) counts as gone."""
     result = subprocess.run(
         ["/usr/bin/python3", "-c", LIST_OBJECTS, os.environ["HOSTED_TEST_S3_ENDPOINT"],
          os.environ["HOSTED_TEST_S3_ACCESS_KEY_ID"], os.environ["HOSTED_TEST_S3_SECRET_ACCESS_KEY"], prefix],
