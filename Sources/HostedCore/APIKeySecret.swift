@@ -36,8 +36,9 @@ public struct APIKeySecret: Sendable {
             && Base64URL.isCanonical(bytes[prefix.count...])
     }
 
-    /// Whether the key's text says test mode (the stored key's mode is what counts).
-    public var saysTest: Bool { value.hasPrefix(Self.testPrefix) }
+    /// Whether the key's text says test mode (the stored key's mode is what counts). By its length
+    /// too: a live key's random part may itself begin with "test_".
+    public var saysTest: Bool { value.utf8.count == Self.testPrefix.utf8.count + Self.encodedLength }
 
     /// What may be shown of the key: its prefix (`sk_` or `sk_test_`) and eight characters more.
     public var displayPrefix: String { String(value.prefix((saysTest ? Self.testPrefix : Self.prefix).count + 8)) }

@@ -66,7 +66,7 @@ struct CountingRandom: RandomSource {
         #expect(ObjectID(.verification, parsing: text) == nil)
     }
 
-    @Test func apiKeySecretShapeAndPrefix() {
+    @Test func apiKeySecretShapeAndPrefix() throws {
         let secret = APIKeySecret(using: FixedRandom(byte: 0xAB))
         #expect(secret.value.hasPrefix("sk_"))
         #expect(secret.value.count == 3 + 43)
@@ -81,6 +81,17 @@ struct CountingRandom: RandomSource {
         #expect(APIKeySecret(presented: String(secret.value.dropLast(2)) + "+A") == nil)
         #expect(APIKeySecret(presented: "SK_" + secret.value.dropFirst(3)) == nil)
         #expect(APIKeySecret(presented: "sk-" + secret.value.dropFirst(3)) == nil)
+
+        // A test key shows its longer prefix and eight characters more, and nothing else.
+        let test = APIKeySecret(using: FixedRandom(byte: 0xAB), livemode: false)
+        #expect(test.value.hasPrefix("sk_test_") && test.value.count == 8 + 43 && test.saysTest && !secret.saysTest)
+        #expect(test.displayPrefix == String(test.value.prefix(16)))
+        #expect(APIKeySecret(presented: test.value)?.displayPrefix == test.displayPrefix)
+        #expect(APIKeySecret(presented: "sk_test_" + String(repeating: "A", count: 42)) == nil)
+        // A live key whose random part begins with "test_" (fuzz-identifiers found it) is live, and
+        // shows only eight characters after "sk_".
+        let liveLookingTest = try #require(APIKeySecret(presented: "sk_test_" + String(repeating: "A", count: 38)))
+        #expect(!liveLookingTest.saysTest && liveLookingTest.displayPrefix == "sk_test_AAA")
     }
 
     @Test func accountNamesAreValidated() throws {
