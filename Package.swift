@@ -33,6 +33,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip",
                        providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
 
         // dlib's HOG face detector (Debian libdlib-dev; its headers call BLAS and LAPACK, so
         // libblas-dev and liblapack-dev too), a C++ target with a C interface.
@@ -52,13 +54,16 @@ let package = Package(
         .target(name: "HostedOutbound", dependencies: ["HostedCore", "HostedCrypto", "CCurl"]),
         // ZIP archives (the evidence bundle) through libzip.
         .target(name: "HostedArchive", dependencies: ["CZip"]),
+        // XML taken in (DigiLocker's documents) through libxml2's reader.
+        .target(name: "HostedXML", dependencies: ["HostedCore", "CXML2"]),
         .target(name: "HostedApp", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage", "HostedObservability", "HostedHTTP",
-                                                  "HostedImaging", "HostedOutbound", "HostedArchive"]),
+                                                  "HostedImaging", "HostedOutbound", "HostedArchive", "HostedXML"]),
         .executableTarget(name: "hosted", dependencies: ["HostedApp"]),
         // Test-only helpers (subprocesses, counters, the test stores); never linked into the service.
         .target(name: "HostedTestSupport", dependencies: ["HostedCore", "HostedCrypto", "HostedStorage"]),
 
         .testTarget(name: "HostedCoreTests", dependencies: ["HostedCore", "HostedTestSupport"]),
+        .testTarget(name: "HostedXMLTests", dependencies: ["HostedXML", "HostedCore", "HostedTestSupport"]),
         .testTarget(name: "HostedCryptoTests", dependencies: ["HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedStorageTests", dependencies: ["HostedStorage", "HostedCrypto", "HostedTestSupport"]),
         .testTarget(name: "HostedObservabilityTests", dependencies: ["HostedObservability"]),
@@ -82,7 +87,7 @@ let package = Package(
                           path: "Sources/Fuzz/fuzz-json"),
         .executableTarget(name: "fuzz-form", dependencies: ["HostedHTTP", "FuzzSupport"], path: "Sources/Fuzz/fuzz-form"),
         .executableTarget(name: "fuzz-return-url", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-return-url"),
-        .executableTarget(name: "fuzz-xml", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-xml"),
+        .executableTarget(name: "fuzz-xml", dependencies: ["HostedXML", "HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-xml"),
         .executableTarget(name: "fuzz-router", dependencies: ["HostedHTTP", "FuzzSupport"], path: "Sources/Fuzz/fuzz-router"),
         .executableTarget(name: "fuzz-identifiers", dependencies: ["HostedCore", "FuzzSupport"], path: "Sources/Fuzz/fuzz-identifiers"),
         // --- end of fuzz targets ----------------------------------------------------------

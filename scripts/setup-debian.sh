@@ -10,7 +10,7 @@ Usage: scripts/setup-debian.sh [PACKAGE...]
 
 Installs, only if missing, the Debian packages needed to build Hosted:
   libmicrohttpd-dev libpq-dev libsqlite3-dev libssl-dev libvips-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev
-  zlib1g-dev libdlib-dev libblas-dev liblapack-dev libzip-dev pkg-config
+  zlib1g-dev libdlib-dev libblas-dev liblapack-dev libzip-dev libxml2-dev pkg-config
   and, for the object-storage tests (scripts/with-swift.sh), OpenStack Swift with its S3 API:
   swift-proxy swift-account swift-container swift-object python3-swift python3-botocore memcached
 plus any extra PACKAGE names given (e.g. `scripts/setup-debian.sh wrk nginx-light`).
@@ -24,7 +24,7 @@ case "${1:-}" in
     -h|--help) usage; exit 0 ;;
 esac
 
-base_packages=(libmicrohttpd-dev libpq-dev libsqlite3-dev libssl-dev libvips-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev zlib1g-dev libdlib-dev libblas-dev liblapack-dev libzip-dev pkg-config
+base_packages=(libmicrohttpd-dev libpq-dev libsqlite3-dev libssl-dev libvips-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev zlib1g-dev libdlib-dev libblas-dev liblapack-dev libzip-dev libxml2-dev pkg-config
     swift-proxy swift-account swift-container swift-object python3-swift python3-botocore memcached)
 
 # "install ok installed" is the only state that means the package is usable

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// A document fetched from DigiLocker, reduced to the fields Hosted keeps. The document's number
 /// is masked here, before anything is stored: the full Aadhaar number never leaves this type.
@@ -33,11 +30,11 @@ public struct DigiLockerDocument: Codable, Equatable, Sendable {
     /// The largest document accepted from the provider (an e-Aadhaar with its photo is ~100 KB).
     public static let maximumBytes = 2 * 1024 * 1024
 
-    /// Reads DigiLocker's XML: the e-Aadhaar (`KycRes/UidData@uid`, `Poi@name,dob,gender`) or an
-    /// issued certificate (`Certificate@number`, `IssuedTo/Person@name,dob,gender`). nil when the
-    /// XML is malformed, too large or has no name.
-    public static func parse(xml: [UInt8], as document: String) -> DigiLockerDocument? {
-        guard xml.count <= maximumBytes, let elements = XMLAttributes.read(xml) else { return nil }
+    /// Reads DigiLocker's document from its elements' attributes (HostedXML's reader gives them,
+    /// as `DigiLockerDocument.parse(xml:as:)`): the e-Aadhaar (`KycRes/UidData@uid`,
+    /// `Poi@name,dob,gender`) or an issued certificate (`Certificate@number`,
+    /// `IssuedTo/Person@name,dob,gender`). nil when it has no name.
+    public static func read(_ elements: [String: [String: String]], as document: String) -> DigiLockerDocument? {
         let number: String?
         let person: [String: String]?
         if document == "aadhaar" {
@@ -87,54 +84,5 @@ public struct DigiLockerDocument: Codable, Equatable, Sendable {
         case "T", "TRANSGENDER": "T"
         default: nil
         }
-    }
-}
-
-/// The attributes of the first element of each name in an XML document. External entities are
-/// never resolved (XXE); libxml2 caps entity expansion.
-private final class XMLAttributes: NSObject, XMLParserDelegate {
-    private var elements: [String: [String: String]] = [:]
-
-    static func read(_ bytes: [UInt8]) -> [String: [String: String]]? {
-        guard let body = parsable(bytes) else { return nil }
-        let parser = XMLParser(data: Data(body))
-        parser.shouldResolveExternalEntities = false
-        let reader = XMLAttributes()
-        parser.delegate = reader
-        guard parser.parse() else { return nil }
-        return reader.elements
-    }
-
-    /// What may be handed to FoundationXML without bringing the process down, or nil. Found by
-    /// fuzzing (fuzz-xml; Tests/HostedCoreTests/FuzzRegressionTests.swift): libxml2, in the recover
-    /// mode XMLParser uses, passes invalid UTF-8 in element, attribute, comment and processing-
-    /// instruction names through and FoundationXML force-unwraps them as UTF-8 (`<a b\u{FF}="1"/>`
-    /// traps), and it reads a processing instruction's data without a NULL check (`<?pi?>` is a
-    /// SIGSEGV). So the document must be UTF-8 without NUL; the XML declaration is dropped (libxml2
-    /// then reads UTF-8, whatever encoding it named: no UTF-7 or UTF-16 markup slips past these
-    /// checks); and no other `<?` (processing instruction) or `<!DOCTYPE` (whose entities could
-    /// expand to one) may remain. DigiLocker's documents have neither.
-    static func parsable(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
-        guard !bytes.contains(0), String(bytes: bytes, encoding: .utf8) != nil else { return nil }
-        var body = bytes[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        if body.starts(with: Array("<?xml".utf8)), body.count > 5, [0x20, 0x09, 0x0D, 0x0A].contains(body[body.startIndex + 5]) {
-            guard let end = firstIndex(of: Array("?>".utf8), in: body) else { return nil }
-            body = body[(end + 2)...]
-        }
-        guard firstIndex(of: Array("<?".utf8), in: body) == nil, firstIndex(of: Array("<!DOCTYPE".utf8), in: body) == nil
-        else { return nil }
-        return body
-    }
-
-    private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        return (haystack.startIndex...(haystack.endIndex - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
-        let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
-        if elements[local] == nil { elements[local] = attributes }
     }
 }

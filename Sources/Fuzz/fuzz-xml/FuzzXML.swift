@@ -1,5 +1,6 @@
 import FuzzSupport
 import HostedCore
+import HostedXML
 
 // DigiLockerDocument.parse: XML fetched from DigiLocker (e-Aadhaar and issued certificates).
 // The same bytes are read as each document kind, and the masking rules are checked on the result.

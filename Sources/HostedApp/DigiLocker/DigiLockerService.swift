@@ -4,6 +4,7 @@ import HostedCrypto
 import HostedHTTP
 import HostedObservability
 import HostedStorage
+import HostedXML
 
 /// The DigiLocker step's round trip: a one-time `state` bound to the verification, the step and
 /// the browser (a nonce cookie), PKCE S256, then the code exchange, the documents reduced to the

@@ -1,6 +1,7 @@
 import Foundation
 import HostedCore
 import HostedHTTP
+import HostedXML
 
 /// What `complete_steps` fills a test verification's steps with: the simulator's test person
 /// (`DigiLockerSample`), and photos shipped in `public/samples/` that pass every capture check

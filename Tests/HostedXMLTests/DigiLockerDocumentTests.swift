@@ -1,4 +1,5 @@
 import HostedCore
+import HostedXML
 import Testing
 
 @Suite struct DigiLockerDocumentTests {
