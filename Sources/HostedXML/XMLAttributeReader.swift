@@ -60,7 +60,7 @@ public enum XMLAttributeReader {
     /// (the document is read as UTF-8, whatever encoding it names); and no other `<?`
     /// (processing instruction) or `<!DOCTYPE`, so no entity can be declared (no external entity,
     /// no "billion laughs"). DigiLocker's documents have neither.
-    static func parsable(_ bytes: [UInt8]) -> [UInt8]? {
+    static func parsable(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
         guard !bytes.contains(0), String(validating: bytes, as: UTF8.self) != nil else { return nil }
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
@@ -70,7 +70,7 @@ public enum XMLAttributeReader {
         }
         guard firstIndex(of: Array("<?".utf8), in: body) == nil, firstIndex(of: Array("<!DOCTYPE".utf8), in: body) == nil
         else { return nil }
-        return Array(body)
+        return body
     }
 
     private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
