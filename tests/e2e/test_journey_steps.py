@@ -238,6 +238,27 @@ def fill_profile(driver, on_screen=None) -> None:
     gone(driver, "profile")
 
 
+def tap_capture(driver, step_id: str, what: str) -> None:
+    """Taps the step's capture button as a person would: once the live picture plays and the
+    button has stopped moving. After a retake the viewer (hidden while the step was full) comes
+    back and its video resumes; until it plays the layout may still shift, and a tap aimed at the
+    button's old place lands beside it (once in WebKit, in CI: the photo was never taken again)."""
+    button = shown(driver, step_css(step_id, "capture"), what)
+    last = {}
+
+    def still(d):
+        live = d.execute_script(
+            "const v = arguments[0].closest('[data-testid^=\"step-\"]').querySelector('video');"
+            "return !v || (v.readyState >= 2 && !v.paused && v.videoWidth > 0);", button)
+        rect = button.rect
+        steady = live and rect == last.get("rect")
+        last["rect"] = rect
+        return steady
+
+    wait_until(driver, still, f"{what}: the live picture playing and the button still")
+    button.click()
+
+
 def take_photos(driver, step_id: str, how_many: int, on_screen=None, retakes: int = 0) -> None:
     """Takes `how_many` photos with the camera, then `retakes` times takes the last one back
     (its retake/remove button) and takes it again; then confirms the step."""
@@ -246,7 +267,7 @@ def take_photos(driver, step_id: str, how_many: int, on_screen=None, retakes: in
     if on_screen:
         on_screen(f"{step_id}-camera")
     for taken in range(1, how_many + 1):
-        shown(driver, step_css(step_id, "capture")).click()
+        tap_capture(driver, step_id, f"the {step_id} camera for photo {taken}")
         wait_until(driver, lambda d: count(d, step_css(step_id, "retake")) == taken,
                    f"photo {taken} of the {step_id} step shown with its retake button")
     for _ in range(retakes):
@@ -254,7 +275,7 @@ def take_photos(driver, step_id: str, how_many: int, on_screen=None, retakes: in
         buttons[-1].click()
         wait_until(driver, lambda d: count(d, step_css(step_id, "retake")) == how_many - 1,
                    f"the {step_id} step down to {how_many - 1} photo(s) after a retake")
-        shown(driver, step_css(step_id, "capture"), f"the {step_id} camera back after a retake").click()
+        tap_capture(driver, step_id, f"the {step_id} camera back after a retake")
         wait_until(driver, lambda d: count(d, step_css(step_id, "retake")) == how_many,
                    f"the {step_id} photo taken again")
     if on_screen:
